@@ -1,0 +1,21 @@
+"""Test configuration shared by every package's tests and the integration tests.
+
+Imports nothing heavy: each package's tests must also run with only that package installed.
+"""
+
+import os
+from pathlib import Path
+
+# Offline mirror of the robot models for machines that cannot reach the Menagerie downloads (CI).
+# A user's own MENAGERIE_ROOT, or none at all, is left as it is.
+_MIRROR = Path(__file__).resolve().parent.parent / "shared" / "menagerie"
+if "MENAGERIE_ROOT" not in os.environ and _MIRROR.is_dir():
+    os.environ["MENAGERIE_ROOT"] = str(_MIRROR)
+
+# Headless rendering for video tests; a user's own choice wins.
+os.environ.setdefault("MUJOCO_GL", "egl")
+# Local Ray clusters in tests bind to 127.0.0.1 only and need no auth token.
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+# wandb never reaches the network from tests.
+os.environ.setdefault("WANDB_MODE", "offline")

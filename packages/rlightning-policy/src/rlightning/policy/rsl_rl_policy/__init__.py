@@ -1,0 +1,1 @@
+"""rsl_rl_policy."""
