@@ -1,0 +1,109 @@
+"""C MuJoCo backend: `mujoco.batch.Batch` (MuJoCo >= 4.0), a thread pool over all worlds."""
+
+from __future__ import annotations
+
+import warnings
+
+import mujoco
+import numpy as np
+import torch
+from mujoco import batch as mjbatch
+
+from mjlab.sim.sim_cfg import SimulationCfg
+
+_STAGE_VEL = mujoco.mjtStage.mjSTAGE_VEL.value
+_STAGE_ACC = mujoco.mjtStage.mjSTAGE_ACC.value
+_STAGE_NONE = mujoco.mjtStage.mjSTAGE_NONE.value
+
+
+def _as_tensor(array: np.ndarray) -> torch.Tensor:
+    """Zero-copy torch view of a numpy array the batch refreshes in place.
+
+    Output fields are flagged read-only by mujoco.batch because writes would be lost at the next
+    call; torch cannot mark a tensor read-only, so the warning it gives is silenced here and the
+    rule is documented on `Simulation.data`.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.from_numpy(array)
+
+
+class MujocoBatchBackend:
+    """Runs `num_envs` worlds with C MuJoCo's batch API; every view is a float64 CPU tensor."""
+
+    name = "mujoco"
+
+    def __init__(self, model: mujoco.MjModel, num_envs: int, cfg: SimulationCfg):
+        # persistent: one MjData per world, so step(stage=VEL) leaves position/velocity-dependent
+        # fields current at the new state at no extra cost (mujoco.batch docs).
+        self.batch = mjbatch.Batch(model, num_envs, nthread=cfg.nthread, persistent=True)
+        self.num_envs = num_envs
+        self.device = torch.device("cpu")
+        self._time = self.batch.bind("time")
+        self._time_before = np.zeros(num_envs)
+        self._dt = model.opt.timestep
+        self._nstep = 0
+        self._qpos = self.batch.bind("qpos")
+        self._qvel = self.batch.bind("qvel")
+        self._failed = np.zeros(num_envs, dtype=bool)
+
+    # -- views ------------------------------------------------------------------------------
+    def field(self, name: str) -> torch.Tensor:
+        if name not in mjbatch.DATA_FIELDS:
+            raise AttributeError(f"'{name}' is not an MjData field the batch can bind.")
+        return _as_tensor(self.batch.bind(name))
+
+    def expand(self, name: str) -> torch.Tensor:
+        return torch.from_numpy(self.batch.expand(name))
+
+    def set_const(self, env_ids: np.ndarray | None) -> None:
+        self.batch.set_const(env_ids)
+
+    # -- calls ------------------------------------------------------------------------------
+    def _run(self, call, ids: np.ndarray | None, **kwargs) -> None:
+        try:
+            call(ids=ids, **kwargs)
+        except mjbatch.SimulationError as err:
+            # The failing worlds kept their previous state; the others ran to completion.
+            self._failed[err.ids] = True
+
+    def step(self, nstep: int) -> None:
+        np.copyto(self._time_before, self._time)
+        self._nstep = nstep
+        self._run(self.batch.step, None, nstep=nstep, stage=_STAGE_VEL)
+
+    def forward(self, env_ids: np.ndarray | None) -> None:
+        self._run(self.batch.forward, env_ids, stage=_STAGE_ACC)
+
+    def reset(self, env_ids: np.ndarray | None, keyframe: int, forward: bool) -> None:
+        stage = _STAGE_ACC if forward else _STAGE_NONE
+        self._run(self.batch.reset, env_ids, keyframe=keyframe, stage=stage)
+        sel = slice(None) if env_ids is None else env_ids
+        self._failed[sel] = False
+
+    def newly_diverged(self) -> torch.Tensor:
+        # MuJoCo resets a world whose qpos/qvel/qacc blew up (mj_checkPos/Vel/Acc, autoreset),
+        # which rewinds its time to 0: a world whose clock advanced less than nstep * dt was reset
+        # by MuJoCo inside this step.
+        expected = self._time_before + (self._nstep - 0.5) * self._dt
+        rewound = self._time < expected
+        finite = np.isfinite(self._qpos).all(axis=1) & np.isfinite(self._qvel).all(axis=1)
+        bad = rewound | ~finite | self._failed
+        self._failed[:] = False
+        return torch.from_numpy(bad)
+
+    def ray(self, pnt, vec, geomgroup, flg_static, bodyexclude):
+        dist, geomid = self.batch.ray(
+            pnt.detach().cpu().numpy(),
+            vec.detach().cpu().numpy(),
+            geomgroup=geomgroup,
+            flg_static=flg_static,
+            bodyexclude=bodyexclude,
+        )
+        return torch.from_numpy(dist), torch.from_numpy(geomid)
+
+    def get_data(self, env_id: int) -> mujoco.MjData:
+        return self.batch.get_data(env_id)
+
+    def get_model(self, env_id: int) -> mujoco.MjModel:
+        return self.batch.get_model(env_id)

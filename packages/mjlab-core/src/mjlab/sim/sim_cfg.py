@@ -1,0 +1,142 @@
+"""Configuration of the physics: MuJoCo options and the batched simulation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import mujoco
+
+_INTEGRATORS = {
+    "euler": mujoco.mjtIntegrator.mjINT_EULER,
+    "rk4": mujoco.mjtIntegrator.mjINT_RK4,
+    "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT,
+    "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
+}
+_CONES = {"pyramidal": mujoco.mjtCone.mjCONE_PYRAMIDAL, "elliptic": mujoco.mjtCone.mjCONE_ELLIPTIC}
+_SOLVERS = {
+    "pgs": mujoco.mjtSolver.mjSOL_PGS,
+    "cg": mujoco.mjtSolver.mjSOL_CG,
+    "newton": mujoco.mjtSolver.mjSOL_NEWTON,
+}
+
+
+def _flag_bits(names: tuple[str, ...], enum: type, prefix: str, field_name: str) -> int:
+    bits = 0
+    valid = {
+        key[len(prefix) :].lower(): int(member)
+        for key, member in enum.__members__.items()
+        if key.startswith(prefix)
+    }
+    for name in names:
+        if name.lower() not in valid:
+            raise ValueError(
+                f"MujocoCfg.{field_name}: unknown flag '{name}'. Valid flags: {sorted(valid)}."
+            )
+        bits |= valid[name.lower()]
+    return bits
+
+
+@dataclass(kw_only=True)
+class MujocoCfg:
+    """MuJoCo physics options, written into the compiled model's `opt` (MuJoCo doc: mjOption)."""
+
+    timestep: float = 0.005
+    """Physics step `physics_dt`, s."""
+    integrator: Literal["euler", "rk4", "implicit", "implicitfast"] = "implicitfast"
+    """Numerical integrator. implicitfast is stable with PD actuators at large timesteps."""
+    cone: Literal["pyramidal", "elliptic"] = "pyramidal"
+    """Friction cone approximation."""
+    solver: Literal["pgs", "cg", "newton"] = "newton"
+    """Constraint solver."""
+    iterations: int = 10
+    """Maximum constraint solver iterations."""
+    ls_iterations: int = 20
+    """Maximum line-search iterations of the CG/Newton solvers."""
+    tolerance: float = 1e-8
+    """Solver early-termination tolerance."""
+    ls_tolerance: float = 0.01
+    """Line-search tolerance."""
+    impratio: float = 1.0
+    """Ratio of frictional to normal constraint impedance (elliptic cones)."""
+    gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)
+    """Gravitational acceleration in the world frame, m/s^2."""
+    disableflags: tuple[str, ...] = ()
+    """MuJoCo disable flags by name without prefix, e.g. ("warmstart", "contact")."""
+    enableflags: tuple[str, ...] = ()
+    """MuJoCo enable flags by name without prefix, e.g. ("energy",)."""
+
+    def __post_init__(self) -> None:
+        if not self.timestep > 0:
+            raise ValueError(f"MujocoCfg.timestep must be > 0 s, got {self.timestep}.")
+        for name, table in (
+            ("integrator", _INTEGRATORS),
+            ("cone", _CONES),
+            ("solver", _SOLVERS),
+        ):
+            value = getattr(self, name)
+            if value not in table:
+                raise ValueError(f"MujocoCfg.{name}='{value}' is not one of {sorted(table)}.")
+        if self.iterations < 1 or self.ls_iterations < 1:
+            raise ValueError("MujocoCfg.iterations and ls_iterations must be >= 1.")
+        if len(self.gravity) != 3:
+            raise ValueError(f"MujocoCfg.gravity must have 3 components, got {self.gravity}.")
+        # Fail now, not at compile time, on a misspelled flag.
+        _flag_bits(self.disableflags, mujoco.mjtDisableBit, "mjDSBL_", "disableflags")
+        _flag_bits(self.enableflags, mujoco.mjtEnableBit, "mjENBL_", "enableflags")
+
+    def apply(self, model: mujoco.MjModel) -> None:
+        """Write these options into `model.opt` (in place)."""
+        opt = model.opt
+        opt.timestep = self.timestep
+        opt.integrator = _INTEGRATORS[self.integrator]
+        opt.cone = _CONES[self.cone]
+        opt.solver = _SOLVERS[self.solver]
+        opt.iterations = self.iterations
+        opt.ls_iterations = self.ls_iterations
+        opt.tolerance = self.tolerance
+        opt.ls_tolerance = self.ls_tolerance
+        opt.impratio = self.impratio
+        opt.gravity[:] = self.gravity
+        opt.disableflags = _flag_bits(
+            self.disableflags, mujoco.mjtDisableBit, "mjDSBL_", "disableflags"
+        )
+        opt.enableflags = _flag_bits(
+            self.enableflags, mujoco.mjtEnableBit, "mjENBL_", "enableflags"
+        )
+
+
+@dataclass(kw_only=True)
+class SimulationCfg:
+    """How `num_envs` copies of one model are simulated."""
+
+    mujoco: MujocoCfg = field(default_factory=MujocoCfg)
+    """Physics options applied to the compiled model."""
+    backend: Literal["auto", "mujoco", "warp"] = "auto"
+    """"mujoco": C MuJoCo batch thread pool (default on CPU); "warp": MuJoCo Warp (default on
+    CUDA, also runs on the Warp CPU device, slowly); "auto": choose by device."""
+    nthread: int = 0
+    """Threads of the C MuJoCo batch; 0 uses every CPU core."""
+    nconmax: int | None = None
+    """Warp: contacts allocated per world (None: MuJoCo Warp's default)."""
+    njmax: int | None = None
+    """Warp: constraint rows allocated per world (None: MuJoCo Warp's default)."""
+    use_cuda_graph: bool = True
+    """Warp on CUDA: capture step/forward in CUDA graphs and replay them."""
+    check_divergence: bool = True
+    """After each step, flag worlds whose state is non-finite or that MuJoCo reset for
+    instability (BADQPOS/BADQVEL/BADQACC warnings)."""
+
+    def __post_init__(self) -> None:
+        if self.backend not in ("auto", "mujoco", "warp"):
+            raise ValueError(
+                f"SimulationCfg.backend='{self.backend}' is not one of 'auto', 'mujoco', 'warp'."
+            )
+        if self.nthread < 0:
+            raise ValueError(
+                f"SimulationCfg.nthread must be >= 0 (0: all cores), got {self.nthread}."
+            )
+        for name in ("nconmax", "njmax"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"SimulationCfg.{name} must be >= 1 or None, got {value}.")

@@ -1,0 +1,238 @@
+"""`Simulation`: `num_envs` worlds of one compiled MuJoCo model behind torch views."""
+
+from __future__ import annotations
+
+import copy
+
+import mujoco
+import numpy as np
+import torch
+
+from mjlab.sim.sim_cfg import SimulationCfg
+
+# Fields whose views are reshaped to the natural (num_envs, n, 3, 3) matrix layout.
+_MATRIX_FIELDS = {"xmat", "ximat", "geom_xmat", "site_xmat", "cam_xmat"}
+# MjData fields held in the state rows (writable, persistent); everything else is an output.
+STATE_FIELDS = (
+    "time",
+    "qpos",
+    "qvel",
+    "act",
+    "ctrl",
+    "qfrc_applied",
+    "xfrc_applied",
+    "mocap_pos",
+    "mocap_quat",
+)
+
+
+class SimData:
+    """Torch views of the batched MjData, all shaped (num_envs, ...).
+
+    State fields (`qpos`, `qvel`, `act`, `ctrl`, `qfrc_applied`, `xfrc_applied`, `mocap_pos`,
+    `mocap_quat`, `time`) are writable in place: `sim.data.qpos[env_ids] = ...` takes effect on the
+    next `step` or `forward`. Every other field (`xpos`, `xquat` wxyz, `xmat` (.., 3, 3), `cvel`
+    (rot:lin, about the subtree com), `subtree_com`, `site_xpos`, `sensordata`, `qacc`,
+    `actuator_force`, `cfrc_ext`, ...) is an output the simulation overwrites on every call; writes
+    to it are lost.
+
+    Which outputs are current after `Simulation.step`: position- and velocity-dependent fields
+    (kinematics, `cvel`, `subtree_com`, site/geom poses, position and velocity sensors) describe
+    the new state; acceleration-dependent fields (`qacc`, `actuator_force`, `cfrc_ext`,
+    acceleration/force/touch/contact sensors) describe the last physics substep.
+
+    dtype: float64 on the C MuJoCo backend, float32 on MuJoCo Warp. Views are created on first
+    access and stay valid for the life of the simulation.
+    """
+
+    def __init__(self, backend) -> None:
+        object.__setattr__(self, "_backend", backend)
+        object.__setattr__(self, "_cache", {})
+
+    def __getattr__(self, name: str) -> torch.Tensor:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        view = self._cache.get(name)
+        if view is None:
+            view = self._backend.field(name)
+            if name in _MATRIX_FIELDS:
+                view = view.view(*view.shape[:2], 3, 3)
+            self._cache[name] = view
+        return view
+
+    def __setattr__(self, name: str, value) -> None:
+        if name not in STATE_FIELDS:
+            raise AttributeError(
+                f"sim.data.{name} is an output recomputed by every call; write a state field "
+                f"({', '.join(STATE_FIELDS)}) instead."
+            )
+        view = getattr(self, name)
+        view.copy_(torch.as_tensor(value, dtype=view.dtype, device=view.device).expand_as(view))
+
+
+class Simulation:
+    """`num_envs` copies of one MuJoCo model, stepped together.
+
+    Args:
+        num_envs: number of worlds, >= 1.
+        cfg: simulation config; `cfg.mujoco` is written into the compiled model.
+        model: a compiled `mujoco.MjModel` (copied, then configured) or a `mujoco.MjSpec`
+            (compiled here).
+        device: "cpu" or a CUDA device. Backend "auto" picks C MuJoCo on CPU, MuJoCo Warp on CUDA.
+
+    Raises:
+        ValueError: num_envs < 1, or a backend that cannot run on `device`.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        cfg: SimulationCfg,
+        model: mujoco.MjModel | mujoco.MjSpec,
+        device: str | torch.device = "cpu",
+    ):
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}.")
+        self.cfg = cfg
+        self.num_envs = num_envs
+        self.device = torch.device(device)
+        if isinstance(model, mujoco.MjSpec):
+            mj_model = model.compile()
+        elif isinstance(model, mujoco.MjModel):
+            mj_model = copy.copy(model)  # configuring must not touch the caller's model
+        else:
+            raise TypeError(f"model must be a mujoco.MjModel or mujoco.MjSpec, got {type(model)}.")
+        cfg.mujoco.apply(mj_model)
+        self.mj_model: mujoco.MjModel = mj_model
+        """The compiled host model (shared options; per-world fields live in the backend)."""
+
+        backend = cfg.backend
+        if backend == "auto":
+            backend = "warp" if self.device.type == "cuda" else "mujoco"
+        if backend == "mujoco":
+            if self.device.type != "cpu":
+                raise ValueError(
+                    f"Backend 'mujoco' (C MuJoCo) runs on the CPU but device is '{self.device}'. "
+                    "Use device='cpu', or backend='warp' (or 'auto') for CUDA."
+                )
+            from mjlab.sim.backend_mujoco import MujocoBatchBackend
+
+            self._backend = MujocoBatchBackend(mj_model, num_envs, cfg)
+        else:
+            from mjlab.sim.backend_warp import WarpBackend
+
+            self._backend = WarpBackend(mj_model, num_envs, cfg, self.device)
+        self.backend: str = backend
+        """The backend in use: "mujoco" or "warp"."""
+        self.data = SimData(self._backend)
+        self.diverged = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
+        """(num_envs,) bool: worlds that went non-finite or that MuJoCo reset for instability
+        since their last `reset`. The env resets them and counts them in its logs."""
+        self._expanded: dict[str, torch.Tensor] = {}
+
+    # ------------------------------------------------------------------------------------------
+    @property
+    def physics_dt(self) -> float:
+        """Physics timestep, s."""
+        return float(self.mj_model.opt.timestep)
+
+    def step(self, nstep: int = 1) -> None:
+        """Advance every world by `nstep` physics steps.
+
+        Worlds that diverge are flagged in `self.diverged`; the others are unaffected (worlds are
+        independent). No per-world Python work and no host-device copies.
+        """
+        self._backend.step(nstep)
+        if self.cfg.check_divergence:
+            self.diverged |= self._backend.newly_diverged().to(self.device, non_blocking=True)
+
+    def forward(self, env_ids: torch.Tensor | np.ndarray | None = None) -> None:
+        """Recompute derived quantities (mj_forward) from the current state."""
+        self._backend.forward(self._ids(env_ids))
+
+    def reset(
+        self,
+        env_ids: torch.Tensor | np.ndarray | None = None,
+        keyframe: int = -1,
+        forward: bool = True,
+    ) -> None:
+        """Reset worlds to the model defaults (`keyframe=-1`) or a keyframe and clear their
+        divergence flag. With `forward=False`, derived quantities are left for a later
+        `forward()` (reset, write the state, then forward once)."""
+        if not -1 <= keyframe < self.mj_model.nkey:
+            raise ValueError(f"keyframe {keyframe} out of range: model has {self.mj_model.nkey}.")
+        ids = self._ids(env_ids)
+        self._backend.reset(ids, keyframe, forward)
+        if ids is None:
+            self.diverged.zero_()
+        else:
+            self.diverged[torch.as_tensor(ids, device=self.device, dtype=torch.long)] = False
+
+    def expand_model_field(self, name: str) -> torch.Tensor:
+        """Give a model field per-world values for domain randomization.
+
+        Args:
+            name: an MjModel array field, e.g. "geom_friction", "body_mass", "dof_damping",
+                "actuator_gainprm", "body_ipos".
+
+        Returns:
+            A live, writable (num_envs, ...) view of the per-world values; writes take effect on
+            the next call. After writing a field that derived constants depend on (masses,
+            inertias, armature, ...), call `set_const()`.
+        """
+        view = self._expanded.get(name)
+        if view is None:
+            view = self._expanded[name] = self._backend.expand(name)
+        return view
+
+    def set_const(self, env_ids: torch.Tensor | np.ndarray | None = None) -> None:
+        """Recompute derived model constants (mj_setConst) after per-world field writes."""
+        self._backend.set_const(self._ids(env_ids))
+
+    def ray(
+        self,
+        pnt: torch.Tensor,
+        vec: torch.Tensor,
+        geomgroup: tuple[int, ...] | None = None,
+        flg_static: bool = True,
+        bodyexclude: int = -1,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Cast rays in every world (mj_ray).
+
+        Args:
+            pnt: (num_envs, nray, 3) ray origins, world frame, m.
+            vec: (num_envs, nray, 3) ray directions, world frame (the distance is in units of
+                |vec|).
+            geomgroup: 6 flags of geom groups to include, or None for all.
+            flg_static: include static (world body) geoms.
+            bodyexclude: a body id whose geoms are ignored, or -1.
+
+        Returns:
+            dist (num_envs, nray), -1 for a miss; geomid (num_envs, nray), -1 for a miss.
+        """
+        dist, geomid = self._backend.ray(pnt, vec, geomgroup, flg_static, bodyexclude)
+        return dist.to(self.device), geomid.to(self.device)
+
+    def get_data(self, env_id: int) -> mujoco.MjData:
+        """A host MjData of world `env_id` with derived quantities computed (for rendering)."""
+        return self._backend.get_data(env_id)
+
+    def get_model(self, env_id: int) -> mujoco.MjModel:
+        """World `env_id`'s host model, with its per-world fields (for rendering)."""
+        return self._backend.get_model(env_id)
+
+    def _ids(self, env_ids) -> np.ndarray | None:
+        if env_ids is None:
+            return None
+        if isinstance(env_ids, torch.Tensor):
+            if env_ids.dtype == torch.bool:
+                env_ids = env_ids.nonzero().flatten()
+            if self.backend == "warp":
+                return env_ids  # stays on device
+            env_ids = env_ids.cpu().numpy()
+        ids = np.asarray(env_ids, dtype=np.int64).reshape(-1)
+        if ids.size and (ids.min() < 0 or ids.max() >= self.num_envs):
+            raise IndexError(
+                f"env_ids must be in [0, {self.num_envs}), got {ids.min()}..{ids.max()}."
+            )
+        return ids
