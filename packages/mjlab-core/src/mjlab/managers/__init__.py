@@ -1,1 +1,53 @@
-"""managers."""
+"""Managers of the manager-based env: one per MDP part, each a dict of terms."""
+
+from mjlab.managers.action_manager import ActionManager, ActionTerm
+from mjlab.managers.command_manager import CommandManager, CommandTerm
+from mjlab.managers.curriculum_manager import CurriculumManager
+from mjlab.managers.event_manager import EventManager
+from mjlab.managers.manager_term_config import (
+    ActionTermCfg,
+    CommandTermCfg,
+    CurriculumTermCfg,
+    EventTermCfg,
+    GaussianNoiseCfg,
+    ManagerTermBaseCfg,
+    MetricsTermCfg,
+    NoiseCfg,
+    ObservationGroupCfg,
+    ObservationTermCfg,
+    RewardTermCfg,
+    TerminationTermCfg,
+    UniformNoiseCfg,
+)
+from mjlab.managers.metrics_manager import MetricsManager
+from mjlab.managers.observation_manager import ObservationManager
+from mjlab.managers.reward_manager import RewardManager
+from mjlab.managers.scene_entity_config import SceneEntityCfg
+from mjlab.managers.termination_manager import TerminationManager
+
+__all__ = [
+    "ActionManager",
+    "ActionTerm",
+    "ActionTermCfg",
+    "CommandManager",
+    "CommandTerm",
+    "CommandTermCfg",
+    "CurriculumManager",
+    "CurriculumTermCfg",
+    "EventManager",
+    "EventTermCfg",
+    "GaussianNoiseCfg",
+    "ManagerTermBaseCfg",
+    "MetricsManager",
+    "MetricsTermCfg",
+    "NoiseCfg",
+    "ObservationGroupCfg",
+    "ObservationManager",
+    "ObservationTermCfg",
+    "RewardManager",
+    "RewardTermCfg",
+    "SceneEntityCfg",
+    "TerminationManager",
+    "TerminationTermCfg",
+    "UniformNoiseCfg",
+]

@@ -1,0 +1,490 @@
+"""`Entity`: one robot or object of a scene, its MjSpec edits and its named torch views."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import mujoco
+import numpy as np
+import torch
+
+from mjlab.entity.entity_cfg import EntityCfg
+from mjlab.utils.string import resolve_matching_names, resolve_matching_values
+
+_FREE = mujoco.mjtJoint.mjJNT_FREE
+_TRN_JOINT = mujoco.mjtTrn.mjTRN_JOINT
+
+
+class Entity:
+    """One entity of a scene.
+
+    Lifecycle: constructed from its config (loads and edits its own MjSpec: collisions,
+    actuators), attached by the scene under the prefix "<name>/", then `initialize`d against the
+    compiled model and the simulation, after which `entity.data` gives torch views.
+
+    Joint order everywhere is the model's joint order (depth-first body order), free joint
+    excluded; `joint_names` are the MJCF names without the scene prefix.
+    """
+
+    def __init__(self, cfg: EntityCfg, name: str = "entity"):
+        self.cfg = cfg
+        self.name = name
+        spec = cfg.spec_fn()
+        if not isinstance(spec, mujoco.MjSpec):
+            raise TypeError(f"Entity '{name}': spec_fn returned {type(spec)}, not a mujoco.MjSpec.")
+        self.spec = spec
+        self._edit_collisions()
+        self._edit_actuators()
+
+    # -- spec edits -----------------------------------------------------------------------------
+    def _edit_collisions(self) -> None:
+        geoms = list(self.spec.geoms)
+        names = [g.name for g in geoms]
+        for c in self.cfg.collisions:
+            ids, _ = resolve_matching_names(
+                c.geom_names_expr, names, what="geom", owner=f"entity '{self.name}'"
+            )
+            selected = set(ids)
+            for i, geom in enumerate(geoms):
+                if i not in selected:
+                    if c.disable_other_geoms:
+                        geom.contype, geom.conaffinity = 0, 0
+                    continue
+                for attr in ("contype", "conaffinity", "condim", "priority"):
+                    if getattr(c, attr) is not None:
+                        setattr(geom, attr, getattr(c, attr))
+                if c.friction is not None:
+                    geom.friction[: len(c.friction)] = c.friction
+                if c.solref is not None:
+                    geom.solref = list(c.solref)
+                if c.solimp is not None:
+                    geom.solimp[: len(c.solimp)] = c.solimp
+
+    def _edit_actuators(self) -> None:
+        if self.cfg.articulation is None:
+            return
+        joints = [j for j in self.spec.joints if j.type != _FREE]
+        names = [j.name for j in joints]
+        for act_cfg in self.cfg.articulation.actuators:
+            ids, _ = resolve_matching_names(
+                act_cfg.joint_names_expr, names, what="joint", owner=f"entity '{self.name}'"
+            )
+            act_cfg.apply(self.spec, [joints[i] for i in ids])
+
+    # -- after compile ---------------------------------------------------------------------------
+    def initialize(self, model: mujoco.MjModel, sim, env_origins: torch.Tensor) -> None:
+        """Resolve this entity's ids in the compiled scene model and bind the views.
+
+        Args:
+            model: the compiled scene model (entity names carry the "<name>/" prefix).
+            sim: the `mjlab.sim.Simulation` running it.
+            env_origins: (num_envs, 3) world positions of the env origins, m.
+        """
+        prefix = f"{self.name}/"
+        self.sim = sim
+        self.device = sim.device
+        self.num_envs = sim.num_envs
+
+        def ours(obj: mujoco.mjtObj, count: int) -> tuple[list[int], list[str]]:
+            ids, names = [], []
+            for i in range(count):
+                full = mujoco.mj_id2name(model, obj, i) or ""
+                if full.startswith(prefix):
+                    ids.append(i)
+                    names.append(full[len(prefix) :])
+            return ids, names
+
+        self.body_ids_global, self.body_names = ours(mujoco.mjtObj.mjOBJ_BODY, model.nbody)
+        self.geom_ids_global, self.geom_names = ours(mujoco.mjtObj.mjOBJ_GEOM, model.ngeom)
+        self.site_ids_global, self.site_names = ours(mujoco.mjtObj.mjOBJ_SITE, model.nsite)
+        joint_ids, joint_names = ours(mujoco.mjtObj.mjOBJ_JOINT, model.njnt)
+        if not self.body_ids_global:
+            raise ValueError(f"Entity '{self.name}' has no bodies in the compiled model.")
+        root = self.body_ids_global[0]
+        free = [j for j in joint_ids if model.jnt_type[j] == _FREE]
+        self.is_fixed_base = not free
+        self.joint_ids_global = [j for j in joint_ids if model.jnt_type[j] != _FREE]
+        self.joint_names = [
+            n for j, n in zip(joint_ids, joint_names, strict=True) if model.jnt_type[j] != _FREE
+        ]
+        nj = len(self.joint_ids_global)
+        jids = np.array(self.joint_ids_global, dtype=np.int64)
+        self._qpos_adr = torch.as_tensor(model.jnt_qposadr[jids], device=self.device)
+        self._dof_adr = torch.as_tensor(model.jnt_dofadr[jids], device=self.device)
+        if free:
+            qadr, dadr = int(model.jnt_qposadr[free[0]]), int(model.jnt_dofadr[free[0]])
+            self._root_qpos = slice(qadr, qadr + 7)
+            self._root_qvel = slice(dadr, dadr + 6)
+        self._root_body = root
+        self._body_ids = torch.as_tensor(self.body_ids_global, device=self.device)
+
+        # One actuator per joint at most, found by transmission (never by declaration order).
+        act_for_joint = np.full(nj, -1, dtype=np.int64)
+        joint_index = {j: i for i, j in enumerate(self.joint_ids_global)}
+        for a in range(model.nu):
+            if (
+                model.actuator_trntype[a] == _TRN_JOINT
+                and model.actuator_trnid[a, 0] in joint_index
+            ):
+                act_for_joint[joint_index[model.actuator_trnid[a, 0]]] = a
+        self.joint_actuator_ids = act_for_joint
+        """(num_joints,) actuator id driving each joint, -1 where none."""
+        self.actuated_joint_ids = np.nonzero(act_for_joint >= 0)[0]
+        self.actuator_names = [
+            mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, int(a))[len(prefix) :]
+            for a in act_for_joint[self.actuated_joint_ids]
+        ]
+        self._ctrl_ids = torch.as_tensor(act_for_joint[self.actuated_joint_ids], device=self.device)
+
+        self.data = EntityData(self, model, env_origins)
+
+    # -- selection --------------------------------------------------------------------------------
+    def find_joints(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Joint indices (entity joint order) and names matching the regexes.
+
+        Raises:
+            ValueError: a regex matches no joint; lists the entity's joints.
+        """
+        return resolve_matching_names(
+            names, self.joint_names, what="joint", owner=f"entity '{self.name}'"
+        )
+
+    def find_bodies(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Body indices (entity body order) and names matching the regexes."""
+        return resolve_matching_names(
+            names, self.body_names, what="body", owner=f"entity '{self.name}'"
+        )
+
+    def find_geoms(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Geom indices (entity geom order) and names matching the regexes."""
+        return resolve_matching_names(
+            names, self.geom_names, what="geom", owner=f"entity '{self.name}'"
+        )
+
+    def find_actuators(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Indices into `actuator_names` (actuated joints in joint order) matching the regexes."""
+        return resolve_matching_names(
+            names, self.actuator_names, what="actuator", owner=f"entity '{self.name}'"
+        )
+
+    # -- writers ------------------------------------------------------------------------------------
+    def _env_index(self, env_ids) -> torch.Tensor:
+        if env_ids is None:
+            return torch.arange(self.num_envs, device=self.device)
+        return torch.as_tensor(env_ids, device=self.device, dtype=torch.long)
+
+    def write_root_state_to_sim(self, root_state: torch.Tensor, env_ids=None) -> None:
+        """Set the root pose and velocity of a floating-base entity.
+
+        Args:
+            root_state: (n, 13): position (3, world, m), quaternion (4, wxyz, world), linear
+                velocity (3, world, m/s), angular velocity (3, world, rad/s).
+            env_ids: the n envs, or None for all.
+
+        Raises:
+            ValueError: fixed-base entity or wrong shape.
+        """
+        if self.is_fixed_base:
+            raise ValueError(f"Entity '{self.name}' is fixed-base: it has no root state to write.")
+        ids = self._env_index(env_ids)
+        if root_state.shape != (len(ids), 13):
+            raise ValueError(f"root_state must be ({len(ids)}, 13), got {tuple(root_state.shape)}.")
+        from mjlab.utils.math import quat_apply_inverse
+
+        qpos, qvel = self.sim.data.qpos, self.sim.data.qvel
+        quat = root_state[:, 3:7] / root_state[:, 3:7].norm(dim=-1, keepdim=True)
+        pose = torch.cat([root_state[:, :3], quat], dim=-1)
+        qpos[ids, self._root_qpos] = pose.to(qpos.dtype)
+        # MuJoCo's free joint: linear velocity in world, angular velocity in the body frame.
+        ang_b = quat_apply_inverse(quat, root_state[:, 10:13])
+        qvel[ids, self._root_qvel] = torch.cat([root_state[:, 7:10], ang_b], dim=-1).to(qvel.dtype)
+
+    def write_joint_state_to_sim(
+        self, position: torch.Tensor, velocity: torch.Tensor, joint_ids=None, env_ids=None
+    ) -> None:
+        """Set joint positions (rad or m) and velocities, shape (n_envs, n_joints) each."""
+        ids = self._env_index(env_ids)[:, None]
+        jsel = slice(None) if joint_ids is None else torch.as_tensor(joint_ids, device=self.device)
+        qpos, qvel = self.sim.data.qpos, self.sim.data.qvel
+        qpos[ids, self._qpos_adr[jsel]] = position.to(qpos.dtype)
+        qvel[ids, self._dof_adr[jsel]] = velocity.to(qvel.dtype)
+
+    def _write_ctrl(self, value: torch.Tensor, joint_ids, env_ids) -> None:
+        ctrl = self.sim.data.ctrl
+        if joint_ids is None:
+            cols = self._ctrl_ids
+            if value.shape[-1] != len(cols):
+                raise ValueError(
+                    f"Entity '{self.name}' has {len(cols)} actuated joints; got targets of "
+                    f"shape {tuple(value.shape)}."
+                )
+        else:
+            acts = torch.as_tensor(
+                self.joint_actuator_ids[np.asarray(joint_ids)], device=self.device
+            )
+            if (acts < 0).any():
+                missing = [
+                    self.joint_names[j]
+                    for j, a in zip(joint_ids, acts.tolist(), strict=True)
+                    if a < 0
+                ]
+                raise ValueError(f"Joints {missing} of entity '{self.name}' have no actuator.")
+            cols = acts
+        if env_ids is None:
+            ctrl[:, cols] = value.to(ctrl.dtype)
+        else:
+            ctrl[self._env_index(env_ids)[:, None], cols] = value.to(ctrl.dtype)
+
+    def set_joint_position_target(self, target: torch.Tensor, joint_ids=None, env_ids=None) -> None:
+        """Position targets, rad, (n_envs, n_joints), for position actuators (ctrl)."""
+        self._write_ctrl(target, joint_ids, env_ids)
+
+    def set_joint_velocity_target(self, target: torch.Tensor, joint_ids=None, env_ids=None) -> None:
+        """Velocity targets, rad/s, (n_envs, n_joints), for velocity actuators (ctrl)."""
+        self._write_ctrl(target, joint_ids, env_ids)
+
+    def set_joint_effort_target(self, target: torch.Tensor, joint_ids=None, env_ids=None) -> None:
+        """Efforts, N m, (n_envs, n_joints), for motor actuators (ctrl)."""
+        self._write_ctrl(target, joint_ids, env_ids)
+
+    def reset(self, env_ids: torch.Tensor) -> None:
+        """Write the default root state (at each env origin) and default joint state, and hold
+        the default pose with position actuators. The caller runs `sim.forward()` afterwards."""
+        d = self.data
+        if not self.is_fixed_base:
+            state = d.default_root_state[env_ids].clone()
+            state[:, :3] += d.env_origins[env_ids]
+            self.write_root_state_to_sim(state, env_ids)
+        if self.joint_names:
+            self.write_joint_state_to_sim(
+                d.default_joint_pos[env_ids], d.default_joint_vel[env_ids], env_ids=env_ids
+            )
+            if len(self._ctrl_ids):
+                # Position servos hold the default pose; other actuator types start at zero.
+                hold = (
+                    d.default_joint_pos[env_ids][:, self.actuated_joint_ids]
+                    * d.is_position_actuated
+                )
+                self.sim.data.ctrl[env_ids[:, None], self._ctrl_ids] = hold.to(
+                    self.sim.data.ctrl.dtype
+                )
+
+
+class EntityData:
+    """Named torch views of one entity, all (num_envs, ...) float32 on the sim device.
+
+    Frames: `_w` world, `_b` the root body frame. Units SI, angles rad, quaternions wxyz.
+    Properties read the simulation each time they are accessed (no stale caches).
+    """
+
+    def __init__(self, entity: Entity, model: mujoco.MjModel, env_origins: torch.Tensor):
+        self._e = entity
+        self._sim = entity.sim
+        dev, n = entity.device, entity.num_envs
+        f32 = dict(device=dev, dtype=torch.float32)
+        init = entity.cfg.init_state
+        nj = len(entity.joint_names)
+        owner = f"entity '{entity.name}' init_state"
+        jpos = (
+            resolve_matching_values(
+                dict(init.joint_pos), entity.joint_names, what="joint", owner=owner
+            )
+            if nj
+            else []
+        )
+        jvel = (
+            resolve_matching_values(
+                dict(init.joint_vel), entity.joint_names, what="joint", owner=owner
+            )
+            if nj
+            else []
+        )
+        self.env_origins = env_origins.to(**f32)
+        """(num_envs, 3) env origins, world, m."""
+        self.default_joint_pos = torch.tensor(jpos, **f32).repeat(n, 1).reshape(n, nj)
+        """(num_envs, num_joints) default joint positions, rad."""
+        self.default_joint_vel = torch.tensor(jvel, **f32).repeat(n, 1).reshape(n, nj)
+        """(num_envs, num_joints) default joint velocities, rad/s."""
+        self.default_root_state = torch.tensor(
+            [*init.pos, *init.rot, *init.lin_vel, *init.ang_vel], **f32
+        ).repeat(n, 1)
+        """(num_envs, 13) default root state relative to the env origin (pos, quat wxyz, lin vel
+        world, ang vel world)."""
+        jids = np.array(entity.joint_ids_global, dtype=np.int64)
+        limited = model.jnt_limited[jids].astype(bool) if nj else np.zeros(0, bool)
+        rng = model.jnt_range[jids] if nj else np.zeros((0, 2))
+        rng = np.where(limited[:, None], rng, np.array([-np.inf, np.inf]))
+        self.joint_pos_limits = torch.tensor(rng, **f32).repeat(n, 1, 1).reshape(n, nj, 2)
+        """(num_envs, num_joints, 2) joint range [lower, upper], rad; +-inf if unlimited."""
+        factor = (
+            entity.cfg.articulation.soft_joint_pos_limit_factor if entity.cfg.articulation else 1.0
+        )
+        finite = np.isfinite(rng).all(axis=1)
+        mid = np.where(finite, np.where(finite[:, None], rng, 0.0).mean(axis=1), 0.0)
+        half = np.where(finite, (rng[:, 1] - rng[:, 0]) / 2 * factor, np.inf)
+        soft = np.stack([mid - half, mid + half], axis=-1)
+        self.soft_joint_pos_limits = torch.tensor(soft, **f32).repeat(n, 1, 1).reshape(n, nj, 2)
+        """(num_envs, num_joints, 2) soft limits: the range scaled about its centre, rad."""
+
+        # Per-joint actuator parameters in joint order (0 where a joint has no actuator).
+        acts = entity.joint_actuator_ids
+        has = acts >= 0
+        a = acts[has]
+        kp = np.zeros(nj)
+        kd = np.zeros(nj)
+        effort = np.full(nj, np.inf)
+        is_pos = np.zeros(nj, dtype=bool)
+        gain, bias = model.actuator_gainprm[a], model.actuator_biasprm[a]
+        position = (model.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE) & (
+            np.abs(bias[:, 1] + gain[:, 0]) < 1e-9
+        )
+        kp[has] = np.where(position, gain[:, 0], 0.0)
+        kd[has] = np.where(
+            model.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE, -bias[:, 2], 0.0
+        )
+        is_pos[has] = position
+        limited_f = model.actuator_forcelimited[a].astype(bool)
+        effort[has] = np.where(limited_f, np.abs(model.actuator_forcerange[a]).max(axis=1), np.inf)
+        dof = np.asarray(model.jnt_dofadr[jids], dtype=np.int64) if nj else np.zeros(0, np.int64)
+        self.joint_stiffness = torch.tensor(kp, **f32).repeat(n, 1)
+        """(num_envs, num_joints) position gain kp of each joint's actuator, N m/rad."""
+        self.joint_damping = torch.tensor(kd, **f32).repeat(n, 1)
+        """(num_envs, num_joints) velocity gain kd of each joint's actuator, N m s/rad."""
+        self.joint_effort_limits = torch.tensor(effort, **f32).repeat(n, 1)
+        """(num_envs, num_joints) actuator force limit, N m (inf: unlimited)."""
+        self.joint_armature = torch.tensor(model.dof_armature[dof] if nj else [], **f32).repeat(
+            n, 1
+        )
+        """(num_envs, num_joints) joint armature, kg m^2."""
+        self.is_position_actuated = torch.tensor(is_pos[entity.actuated_joint_ids], **f32)
+        """(num_actuated,) 1 where a joint's actuator is a position servo."""
+
+    # -- joints ---------------------------------------------------------------------------------
+    @property
+    def joint_pos(self) -> torch.Tensor:
+        """(num_envs, num_joints) joint positions, rad."""
+        return self._sim.data.qpos[:, self._e._qpos_adr].float()
+
+    @property
+    def joint_vel(self) -> torch.Tensor:
+        """(num_envs, num_joints) joint velocities, rad/s."""
+        return self._sim.data.qvel[:, self._e._dof_adr].float()
+
+    @property
+    def joint_acc(self) -> torch.Tensor:
+        """(num_envs, num_joints) joint accelerations of the last physics substep, rad/s^2."""
+        return self._sim.data.qacc[:, self._e._dof_adr].float()
+
+    @property
+    def actuator_force(self) -> torch.Tensor:
+        """(num_envs, num_joints) generalized actuator force on each joint (qfrc_actuator) of the
+        last physics substep, N m."""
+        return self._sim.data.qfrc_actuator[:, self._e._dof_adr].float()
+
+    @property
+    def joint_pos_target(self) -> torch.Tensor:
+        """(num_envs, num_actuated) current ctrl of the actuated joints (targets)."""
+        return self._sim.data.ctrl[:, self._e._ctrl_ids].float()
+
+    # -- root -----------------------------------------------------------------------------------
+    def _root_pose(self) -> tuple[torch.Tensor, torch.Tensor]:
+        e = self._e
+        if e.is_fixed_base:
+            b = e._root_body
+            return self._sim.data.xpos[:, b].float(), self._sim.data.xquat[:, b].float()
+        q = self._sim.data.qpos[:, e._root_qpos].float()
+        return q[:, :3], q[:, 3:7]
+
+    @property
+    def root_link_pos_w(self) -> torch.Tensor:
+        """(num_envs, 3) root body origin, world, m."""
+        return self._root_pose()[0]
+
+    @property
+    def root_link_quat_w(self) -> torch.Tensor:
+        """(num_envs, 4) root body orientation, wxyz, world."""
+        return self._root_pose()[1]
+
+    def _root_vel_b(self) -> tuple[torch.Tensor, torch.Tensor]:
+        from mjlab.utils.math import quat_apply_inverse
+
+        e = self._e
+        if e.is_fixed_base:
+            z = torch.zeros(e.num_envs, 3, device=e.device)
+            return z, z.clone()
+        v = self._sim.data.qvel[:, e._root_qvel].float()
+        # Free joint: linear velocity in world, angular velocity already in the body frame.
+        return quat_apply_inverse(self.root_link_quat_w, v[:, :3]), v[:, 3:6]
+
+    @property
+    def root_link_lin_vel_b(self) -> torch.Tensor:
+        """(num_envs, 3) linear velocity of the root body origin, root frame, m/s."""
+        return self._root_vel_b()[0]
+
+    @property
+    def root_link_ang_vel_b(self) -> torch.Tensor:
+        """(num_envs, 3) angular velocity of the root body, root frame, rad/s."""
+        return self._root_vel_b()[1]
+
+    @property
+    def root_link_lin_vel_w(self) -> torch.Tensor:
+        """(num_envs, 3) linear velocity of the root body origin, world, m/s."""
+        if self._e.is_fixed_base:
+            return torch.zeros(self._e.num_envs, 3, device=self._e.device)
+        return self._sim.data.qvel[:, self._e._root_qvel][:, :3].float()
+
+    @property
+    def root_link_ang_vel_w(self) -> torch.Tensor:
+        """(num_envs, 3) angular velocity of the root body, world, rad/s."""
+        from mjlab.utils.math import quat_apply
+
+        return quat_apply(self.root_link_quat_w, self.root_link_ang_vel_b)
+
+    @property
+    def projected_gravity_b(self) -> torch.Tensor:
+        """(num_envs, 3) unit gravity direction (0, 0, -1) expressed in the root frame."""
+        from mjlab.utils.math import quat_apply_inverse
+
+        quat = self.root_link_quat_w
+        g = torch.tensor([0.0, 0.0, -1.0], device=quat.device).expand(quat.shape[0], 3)
+        return quat_apply_inverse(quat, g)
+
+    @property
+    def heading_w(self) -> torch.Tensor:
+        """(num_envs,) yaw of the root's forward (x) axis in the world xy plane, rad, (-pi, pi]."""
+        from mjlab.utils.math import quat_apply
+
+        quat = self.root_link_quat_w
+        fwd = quat_apply(
+            quat, torch.tensor([1.0, 0.0, 0.0], device=quat.device).expand(quat.shape[0], 3)
+        )
+        return torch.atan2(fwd[:, 1], fwd[:, 0])
+
+    # -- bodies ---------------------------------------------------------------------------------
+    @property
+    def body_link_pos_w(self) -> torch.Tensor:
+        """(num_envs, num_bodies, 3) body frame origins, world, m."""
+        return self._sim.data.xpos[:, self._e._body_ids].float()
+
+    @property
+    def body_link_quat_w(self) -> torch.Tensor:
+        """(num_envs, num_bodies, 4) body orientations, wxyz, world."""
+        return self._sim.data.xquat[:, self._e._body_ids].float()
+
+    @property
+    def body_link_ang_vel_w(self) -> torch.Tensor:
+        """(num_envs, num_bodies, 3) body angular velocities, world, rad/s (from cvel)."""
+        return self._sim.data.cvel[:, self._e._body_ids, :3].float()
+
+    @property
+    def body_link_lin_vel_w(self) -> torch.Tensor:
+        """(num_envs, num_bodies, 3) linear velocity of each body origin, world, m/s.
+
+        MuJoCo's cvel is (angular, linear) at the root subtree's centre of mass c (MuJoCo doc,
+        mjData.cvel); the body origin p moves at v + w x (p - c).
+        """
+        ids = self._e._body_ids
+        cvel = self._sim.data.cvel[:, ids].float()
+        com = self._sim.data.subtree_com[:, self._e._root_body].float()
+        offset = self._sim.data.xpos[:, ids].float() - com[:, None, :]
+        return cvel[..., 3:] + torch.cross(cvel[..., :3], offset, dim=-1)

@@ -1,0 +1,100 @@
+"""Configs describing one entity (robot or object) of a scene."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import mujoco
+
+from mjlab.actuator import ActuatorCfg
+
+
+@dataclass(kw_only=True)
+class InitialStateCfg:
+    """Default state an entity is reset to (before reset events randomize it)."""
+
+    pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """Root position relative to the env origin, m (world-aligned)."""
+    rot: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
+    """Root orientation, quaternion wxyz, world frame."""
+    lin_vel: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """Root linear velocity, world frame, m/s (floating base only)."""
+    ang_vel: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """Root angular velocity, world frame, rad/s (floating base only)."""
+    joint_pos: Mapping[str, float] = field(default_factory=lambda: {".*": 0.0})
+    """{joint regex: position}, rad or m; later patterns win; every joint needs a value."""
+    joint_vel: Mapping[str, float] = field(default_factory=lambda: {".*": 0.0})
+    """{joint regex: velocity}, rad/s or m/s."""
+
+    def __post_init__(self) -> None:
+        norm = sum(c * c for c in self.rot) ** 0.5
+        if abs(norm - 1.0) > 1e-3:
+            raise ValueError(
+                f"InitialStateCfg.rot must be a unit quaternion (wxyz), got norm {norm:.4f}."
+            )
+
+
+@dataclass(kw_only=True)
+class CollisionCfg:
+    """Edits contact properties of the geoms whose names match; None leaves a property as is."""
+
+    geom_names_expr: tuple[str, ...]
+    """Regexes (full match) over the entity's geom names."""
+    contype: int | None = None
+    """MuJoCo contype bitmask."""
+    conaffinity: int | None = None
+    """MuJoCo conaffinity bitmask."""
+    condim: int | None = None
+    """Contact dimensionality: 1, 3, 4 or 6."""
+    friction: tuple[float, ...] | None = None
+    """Sliding, torsional, rolling friction (1 to 3 values)."""
+    solref: tuple[float, float] | None = None
+    """Contact solver reference (timeconst, dampratio)."""
+    solimp: tuple[float, ...] | None = None
+    """Contact solver impedance (up to 5 values)."""
+    priority: int | None = None
+    """Contact priority."""
+    disable_other_geoms: bool = False
+    """Turn collisions off (contype = conaffinity = 0) for every geom NOT matched."""
+
+    def __post_init__(self) -> None:
+        if self.condim is not None and self.condim not in (1, 3, 4, 6):
+            raise ValueError(f"CollisionCfg.condim must be 1, 3, 4 or 6, got {self.condim}.")
+        if self.friction is not None and not 1 <= len(self.friction) <= 3:
+            raise ValueError("CollisionCfg.friction takes 1 to 3 values (slide, torsion, roll).")
+
+
+@dataclass(kw_only=True)
+class EntityArticulationInfoCfg:
+    """Actuation of an articulated entity."""
+
+    actuators: tuple[ActuatorCfg, ...] = ()
+    """Actuator configs, applied in order; joints none selects keep their MJCF actuators."""
+    soft_joint_pos_limit_factor: float = 1.0
+    """Fraction of each joint range, about its centre, used as the soft limit (0, 1]."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.soft_joint_pos_limit_factor <= 1.0:
+            raise ValueError(
+                "EntityArticulationInfoCfg.soft_joint_pos_limit_factor must be in (0, 1]."
+            )
+
+
+@dataclass(kw_only=True)
+class EntityCfg:
+    """An entity: its MJCF, default state, actuation and contact edits."""
+
+    spec_fn: Callable[[], mujoco.MjSpec]
+    """Returns a fresh MjSpec, e.g. `lambda: mujoco_menagerie.get("unitree_go1").spec("go1")` or
+    `lambda: mujoco.MjSpec.from_file(path)`."""
+    init_state: InitialStateCfg = field(default_factory=InitialStateCfg)
+    """Default state on reset."""
+    articulation: EntityArticulationInfoCfg | None = None
+    """Actuation; None keeps the MJCF's actuators."""
+    collisions: tuple[CollisionCfg, ...] = ()
+    """Contact property edits, applied in order."""
+
+    def __post_init__(self) -> None:
+        if not callable(self.spec_fn):
+            raise ValueError("EntityCfg.spec_fn must be a callable returning a mujoco.MjSpec.")

@@ -1,0 +1,258 @@
+"""`ManagerBasedRlEnv`: a batched RL environment whose MDP is a set of manager terms."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+from mjlab.envs.manager_based_rl_env_cfg import ManagerBasedRlEnvCfg
+from mjlab.managers import (
+    ActionManager,
+    CommandManager,
+    CurriculumManager,
+    EventManager,
+    MetricsManager,
+    ObservationManager,
+    RewardManager,
+    TerminationManager,
+)
+from mjlab.scene import Scene
+from mjlab.sim import Simulation
+
+VecEnvObs = dict[str, torch.Tensor | dict[str, torch.Tensor]]
+
+
+class ManagerBasedRlEnv:
+    """`num_envs` environments stepped together (Isaac Lab / mjlab semantics).
+
+    One `step(action)`: process the action; `decimation` physics steps with the actuator
+    targets held; sensors update; terminations; rewards (weight * term * step_dt); envs that
+    are done (or whose physics diverged) are reset inside the step; commands and interval
+    events advance; observations are computed once (history advances once).
+
+    Args:
+        cfg: the task config.
+        device: "cpu" or "cuda:N"; the simulation backend follows it (cfg.sim.backend="auto").
+        render_mode: None or "rgb_array".
+
+    Raises:
+        ValueError: a config error (unknown entity, regex with no match, missing reward
+            weight, a term whose output has the wrong shape or dtype), naming the term.
+    """
+
+    metadata: ClassVar[dict] = {"render_modes": [None, "rgb_array"]}
+    is_vector_env = True
+
+    def __init__(
+        self,
+        cfg: ManagerBasedRlEnvCfg,
+        device: str | torch.device = "cpu",
+        render_mode: str | None = None,
+    ):
+        self.cfg = cfg
+        self.device = torch.device(device)
+        self.render_mode = render_mode
+        self.num_envs = cfg.scene.num_envs
+        self.rng = torch.Generator(device=self.device)
+        self.seed(cfg.seed)
+
+        self.scene = Scene(cfg.scene, self.device)
+        self.sim = Simulation(self.num_envs, cfg.sim, self.scene.compile(), self.device)
+        self.scene.initialize(self.sim, self.rng)
+        self.physics_dt = self.sim.physics_dt
+        self.step_dt = self.physics_dt * cfg.decimation
+        self.max_episode_length_s = cfg.episode_length_s
+        self.max_episode_length = math.ceil(cfg.episode_length_s / self.step_dt)
+
+        n = self.num_envs
+        self.episode_length_buf = torch.zeros(n, dtype=torch.long, device=self.device)
+        self.common_step_counter = 0
+        self.extras: dict[str, Any] = {"log": {}}
+        self.reset_buf = torch.zeros(n, dtype=torch.bool, device=self.device)
+        self.reset_terminated = torch.zeros_like(self.reset_buf)
+        self.reset_time_outs = torch.zeros_like(self.reset_buf)
+        self.reward_buf = torch.zeros(n, device=self.device)
+
+        # Default state everywhere before any term looks at it.
+        all_ids = torch.arange(n, device=self.device)
+        self.sim.reset(forward=False)
+        self.scene.reset(all_ids)
+        self.sim.forward()
+
+        # Order matters: terms may read commands and actions (Isaac Lab's order).
+        self.event_manager = EventManager(cfg.events, self)
+        self.command_manager = CommandManager(cfg.commands, self)
+        self.action_manager = ActionManager(cfg.actions, self)
+        self.observation_manager = ObservationManager(cfg.observations, self)
+        self.termination_manager = TerminationManager(cfg.terminations, self)
+        self.reward_manager = RewardManager(cfg.rewards, self)
+        self.curriculum_manager = CurriculumManager(cfg.curriculum, self)
+        self.metrics_manager = MetricsManager(cfg.metrics, self)
+        self._configure_spaces()
+
+        self.event_manager.apply("startup")
+        self.obs_buf: VecEnvObs = {}
+        self._renderer = None
+
+    # -- properties ---------------------------------------------------------------------------------
+    @property
+    def unwrapped(self) -> ManagerBasedRlEnv:
+        return self
+
+    def _configure_spaces(self) -> None:
+        self.single_observation_space = gym.spaces.Dict()
+        for group, dims in self.observation_manager.group_dims.items():
+            self.single_observation_space[group] = gym.spaces.Box(
+                -np.inf, np.inf, shape=dims, dtype=np.float32
+            )
+        a = self.action_manager.total_action_dim
+        self.single_action_space = gym.spaces.Box(-np.inf, np.inf, shape=(a,), dtype=np.float32)
+        self.observation_space = gym.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+
+    # -- seeding --------------------------------------------------------------------------------------
+    def seed(self, seed: int | None = None) -> int:
+        """Seed the env's generators (`self.rng` torch, `self.np_rng` numpy). Returns the seed."""
+        seed = 0 if seed is None else int(seed)
+        self.rng.manual_seed(seed)
+        self.np_rng = np.random.default_rng(seed)
+        self._seed = seed
+        return seed
+
+    # -- reset / step -------------------------------------------------------------------------------
+    def reset(
+        self,
+        seed: int | None = None,
+        env_ids: torch.Tensor | None = None,
+        options: dict | None = None,
+    ) -> tuple[VecEnvObs, dict]:
+        """Reset `env_ids` (None: all) and return (observations, extras).
+
+        With a seed, the generators are reseeded first, so the same seed gives the same rollout.
+        Only the reset envs' observation histories advance.
+        """
+        if seed is not None:
+            self.seed(seed)
+        if env_ids is None:
+            env_ids = torch.arange(self.num_envs, device=self.device)
+        env_ids = torch.as_tensor(env_ids, device=self.device, dtype=torch.long)
+        self.extras = {"log": {}}
+        self._reset_idx(env_ids)
+        full = len(env_ids) == self.num_envs
+        self.obs_buf = self.observation_manager.compute(
+            update_history=True, env_ids=None if full else env_ids
+        )
+        return self.obs_buf, self.extras
+
+    def step(
+        self, action: torch.Tensor
+    ) -> tuple[VecEnvObs, torch.Tensor, torch.Tensor, torch.Tensor, dict]:
+        """Advance every env by one policy step.
+
+        Args:
+            action: (num_envs, action_dim) float.
+
+        Returns:
+            obs {group: (num_envs, D)}, reward (num_envs,), terminated (num_envs,) bool,
+            truncated (num_envs,) bool, extras {"log": {...}} with everything logged in this step
+            (including episode sums of the envs that reset in it).
+
+        Raises:
+            ValueError: wrong action shape or dtype, or NaN/Inf in the action.
+        """
+        self.extras = {"log": {}}
+        self.action_manager.process_action(action)
+        # Targets are held over the decimation: apply once, then step the physics as one call.
+        self.action_manager.apply_action()
+        self.sim.step(self.cfg.decimation)
+        self.episode_length_buf += 1
+        self.common_step_counter += 1
+        self.scene.update(self.step_dt)
+
+        self.reset_buf = self.termination_manager.compute().clone()
+        self.reset_terminated = self.termination_manager.terminated.clone()
+        self.reset_time_outs = self.termination_manager.truncated.clone()
+        diverged = self.sim.diverged
+        if self.cfg.sim.check_divergence:
+            # A world whose physics blew up ends its episode; it never poisons the others.
+            self.reset_terminated |= diverged
+            self.reset_time_outs &= ~diverged
+            self.reset_buf |= diverged
+        self.reward_buf = self.reward_manager.compute(dt=self.step_dt)
+        if self.cfg.sim.check_divergence:
+            self.reward_buf = torch.where(diverged, 0.0, self.reward_buf)
+            self.extras["log"]["Metrics/physics_divergence"] = int(diverged.sum().item())
+        self.metrics_manager.compute()
+
+        reset_ids = self.reset_buf.nonzero().flatten()
+        if len(reset_ids) > 0:
+            self._reset_idx(reset_ids)
+        self.command_manager.compute(dt=self.step_dt)
+        self.event_manager.apply("interval", dt=self.step_dt)
+        self.obs_buf = self.observation_manager.compute(update_history=True)
+        if self.cfg.is_finite_horizon:
+            terminated, truncated = self.reset_buf.clone(), torch.zeros_like(self.reset_buf)
+        else:
+            terminated, truncated = self.reset_terminated, self.reset_time_outs
+        return self.obs_buf, self.reward_buf, terminated, truncated, self.extras
+
+    def _reset_idx(self, env_ids: torch.Tensor) -> None:
+        """Reset envs: curriculum, physics state to defaults, reset events, manager resets.
+        Everything the managers log is merged into `extras["log"]` (case C06)."""
+        self.curriculum_manager.compute(env_ids)
+        self.sim.reset(env_ids, forward=False)
+        self.scene.reset(env_ids)
+        self.event_manager.apply("reset", env_ids)
+        self.sim.forward(env_ids)
+        log = self.extras.setdefault("log", {})
+        for manager in (
+            self.observation_manager,
+            self.action_manager,
+            self.reward_manager,
+            self.curriculum_manager,
+            self.command_manager,
+            self.event_manager,
+            self.termination_manager,
+            self.metrics_manager,
+        ):
+            log.update(manager.reset(env_ids))
+        self.episode_length_buf[env_ids] = 0
+
+    # -- rendering ------------------------------------------------------------------------------------
+    def render(self, env_id: int = 0) -> np.ndarray | None:
+        """(height, width, 3) uint8 frame of env `env_id` with MuJoCo's renderer."""
+        if self.render_mode != "rgb_array":
+            return None
+        import mujoco
+
+        view = self.cfg.viewer
+        model = self.sim.get_model(env_id)
+        data = self.sim.get_data(env_id)
+        if self._renderer is None:
+            self._renderer = mujoco.Renderer(
+                model, height=view.get("height", 240), width=view.get("width", 320)
+            )
+            self._camera = mujoco.MjvCamera()
+        cam = view.get("camera")
+        if cam is not None:
+            self._renderer.update_scene(data, camera=cam)
+        else:
+            c = self._camera
+            c.type = mujoco.mjtCamera.mjCAMERA_TRACKING
+            c.trackbodyid = int(view.get("body_id", 1))
+            c.distance = view.get("distance", 2.5)
+            c.elevation = view.get("elevation", -20.0)
+            c.azimuth = view.get("azimuth", 135.0)
+            self._renderer.update_scene(data, camera=c)
+        return self._renderer.render()
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None

@@ -1,0 +1,115 @@
+"""Joint action terms: position (PD targets), velocity, effort."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import torch
+
+from mjlab.managers.action_manager import ActionTerm
+from mjlab.managers.manager_term_config import ActionTermCfg
+from mjlab.utils.string import resolve_matching_values
+
+
+class JointAction(ActionTerm):
+    """processed = raw * scale + offset (then clip), for the selected actuated joints in joint
+    order."""
+
+    cfg: JointActionCfg
+
+    def __init__(self, cfg: JointActionCfg, env):
+        super().__init__(cfg, env)
+        e = self.entity
+        actuated = [e.joint_names[j] for j in e.actuated_joint_ids]
+        if not actuated:
+            raise ValueError(f"Entity '{cfg.asset_name}' has no actuated joints.")
+        ids, names = e.find_actuators(cfg.actuator_names)
+        self.joint_names = names
+        self._joint_ids = [int(e.actuated_joint_ids[i]) for i in ids]
+        n, dev = env.num_envs, env.device
+        owner = f"action term for '{cfg.asset_name}'"
+        scale = resolve_matching_values(_as_values(cfg.scale), names, what="joint", owner=owner)
+        self.scale = torch.tensor(scale, device=dev)
+        offset = resolve_matching_values(_as_values(cfg.offset), names, what="joint", owner=owner)
+        self.offset = torch.tensor(offset, device=dev).repeat(n, 1)
+        if getattr(cfg, "use_default_offset", False):
+            self.offset = e.data.default_joint_pos[:, self._joint_ids].clone()
+        self.raw_actions = torch.zeros(n, len(names), device=dev)
+        self.processed_actions = torch.zeros_like(self.raw_actions)
+
+    @property
+    def action_dim(self) -> int:
+        return len(self.joint_names)
+
+    @property
+    def joint_ids(self) -> list[int]:
+        """Entity joint indices this term drives, in action order."""
+        return self._joint_ids
+
+    def process_actions(self, actions: torch.Tensor) -> None:
+        self.raw_actions[:] = actions
+        processed = actions * self.scale + self.offset
+        if self.cfg.clip is not None:
+            processed = processed.clamp(*self.cfg.clip)
+        self.processed_actions[:] = processed
+
+    def reset(self, env_ids: torch.Tensor) -> None:
+        self.raw_actions[env_ids] = 0.0
+
+
+def _as_values(value: float | Mapping[str, float]) -> float | dict[str, float]:
+    return dict(value) if isinstance(value, Mapping) else float(value)
+
+
+class JointPositionAction(JointAction):
+    def apply_actions(self) -> None:
+        self.entity.set_joint_position_target(self.processed_actions, joint_ids=self._joint_ids)
+
+
+class JointVelocityAction(JointAction):
+    def apply_actions(self) -> None:
+        self.entity.set_joint_velocity_target(self.processed_actions, joint_ids=self._joint_ids)
+
+
+class JointEffortAction(JointAction):
+    def apply_actions(self) -> None:
+        self.entity.set_joint_effort_target(self.processed_actions, joint_ids=self._joint_ids)
+
+
+@dataclass(kw_only=True)
+class JointActionCfg(ActionTermCfg):
+    """Selects actuated joints by regex; scale/offset per joint (scalar or {regex: value})."""
+
+    actuator_names: tuple[str, ...] = (".*",)
+    """Regexes over the entity's actuated joint names."""
+    scale: float | Mapping[str, float] = 1.0
+    """Multiplier on the raw action."""
+    offset: float | Mapping[str, float] = 0.0
+    """Added after scaling."""
+
+
+@dataclass(kw_only=True)
+class JointPositionActionCfg(JointActionCfg):
+    """target q = default_q + scale * action (with use_default_offset), rad."""
+
+    class_type: type = JointPositionAction
+    """Term class."""
+    use_default_offset: bool = True
+    """Use the entity's default joint positions as the offset."""
+
+
+@dataclass(kw_only=True)
+class JointVelocityActionCfg(JointActionCfg):
+    """target qdot = offset + scale * action, rad/s."""
+
+    class_type: type = JointVelocityAction
+    """Term class."""
+
+
+@dataclass(kw_only=True)
+class JointEffortActionCfg(JointActionCfg):
+    """effort = offset + scale * action, N m."""
+
+    class_type: type = JointEffortAction
+    """Term class."""

@@ -1,0 +1,217 @@
+"""Event terms: `(env, env_ids, **params) -> None`; reset-time state sampling, pushes, and
+per-env domain randomization of model fields."""
+
+from __future__ import annotations
+
+import torch
+
+from mjlab.managers.scene_entity_config import SceneEntityCfg
+
+_ROBOT = SceneEntityCfg("robot")
+_POSE_KEYS = ("x", "y", "z", "roll", "pitch", "yaw")
+
+
+def _uniform(env, ranges: dict[str, tuple[float, float]], keys, n: int) -> torch.Tensor:
+    unknown = set(ranges) - set(keys)
+    if unknown:
+        raise ValueError(f"Unknown range keys {sorted(unknown)}; valid keys: {list(keys)}.")
+    lo = torch.tensor([ranges.get(k, (0.0, 0.0))[0] for k in keys], device=env.device)
+    hi = torch.tensor([ranges.get(k, (0.0, 0.0))[1] for k in keys], device=env.device)
+    return lo + (hi - lo) * torch.rand(n, len(keys), device=env.device, generator=env.rng)
+
+
+def reset_root_state_uniform(
+    env,
+    env_ids: torch.Tensor,
+    pose_range: dict[str, tuple[float, float]],
+    velocity_range: dict[str, tuple[float, float]] | None = None,
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> None:
+    """Default root state (at the env origin) plus uniform offsets: pose_range keys x, y, z (m)
+    and roll, pitch, yaw (rad, composed on the default orientation); velocity_range keys x, y, z
+    (m/s) and roll, pitch, yaw (rad/s), world frame."""
+    from mjlab.utils.math import quat_from_euler_xyz, quat_mul
+
+    entity = env.scene[asset_cfg.name]
+    n = len(env_ids)
+    state = entity.data.default_root_state[env_ids].clone()
+    pose = _uniform(env, pose_range, _POSE_KEYS, n)
+    state[:, :3] += env.scene.env_origins[env_ids] + pose[:, :3]
+    delta = quat_from_euler_xyz(pose[:, 3], pose[:, 4], pose[:, 5])
+    state[:, 3:7] = quat_mul(delta, state[:, 3:7])
+    if velocity_range:
+        state[:, 7:13] += _uniform(env, velocity_range, _POSE_KEYS, n)
+    entity.write_root_state_to_sim(state, env_ids)
+
+
+def reset_joints_by_scale(
+    env,
+    env_ids: torch.Tensor,
+    position_range: tuple[float, float],
+    velocity_range: tuple[float, float] = (0.0, 0.0),
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> None:
+    """Default joint positions/velocities times U(range), clamped to the soft limits."""
+    entity = env.scene[asset_cfg.name]
+    data = entity.data
+    ids = asset_cfg.joint_ids
+    pos = data.default_joint_pos[env_ids][:, ids]
+    vel = data.default_joint_vel[env_ids][:, ids]
+    pos = pos * _scale(env, position_range, pos.shape)
+    vel = vel * _scale(env, velocity_range, vel.shape) if velocity_range != (0.0, 0.0) else vel
+    lim = data.soft_joint_pos_limits[env_ids][:, ids]
+    pos = pos.clamp(lim[..., 0], lim[..., 1])
+    entity.write_joint_state_to_sim(
+        pos, vel, joint_ids=None if isinstance(ids, slice) else ids, env_ids=env_ids
+    )
+
+
+def reset_joints_by_offset(
+    env,
+    env_ids: torch.Tensor,
+    position_range: tuple[float, float],
+    velocity_range: tuple[float, float] = (0.0, 0.0),
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> None:
+    """Default joint positions/velocities plus U(range), clamped to the soft limits."""
+    entity = env.scene[asset_cfg.name]
+    data = entity.data
+    ids = asset_cfg.joint_ids
+    pos = data.default_joint_pos[env_ids][:, ids]
+    vel = data.default_joint_vel[env_ids][:, ids]
+    pos = pos + _scale(env, position_range, pos.shape)
+    vel = vel + _scale(env, velocity_range, vel.shape)
+    lim = data.soft_joint_pos_limits[env_ids][:, ids]
+    pos = pos.clamp(lim[..., 0], lim[..., 1])
+    entity.write_joint_state_to_sim(
+        pos, vel, joint_ids=None if isinstance(ids, slice) else ids, env_ids=env_ids
+    )
+
+
+def _scale(env, rng: tuple[float, float], shape) -> torch.Tensor:
+    return rng[0] + (rng[1] - rng[0]) * torch.rand(shape, device=env.device, generator=env.rng)
+
+
+def push_by_setting_velocity(
+    env,
+    env_ids: torch.Tensor,
+    velocity_range: dict[str, tuple[float, float]],
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> None:
+    """Add a random root velocity (keys x, y, z m/s; roll, pitch, yaw rad/s; world frame)."""
+    entity = env.scene[asset_cfg.name]
+    data = entity.data
+    state = torch.cat(
+        [
+            data.root_link_pos_w[env_ids],
+            data.root_link_quat_w[env_ids],
+            data.root_link_lin_vel_w[env_ids],
+            data.root_link_ang_vel_w[env_ids],
+        ],
+        dim=-1,
+    )
+    state[:, 7:13] += _uniform(env, velocity_range, _POSE_KEYS, len(env_ids))
+    entity.write_root_state_to_sim(state, env_ids)
+
+
+# -- domain randomization ------------------------------------------------------------------------
+def _nominal(env, field: str) -> torch.Tensor:
+    """Host-model values of a field (the baseline randomization scales), cached on the env."""
+    cache = env.__dict__.setdefault("_nominal_model_fields", {})
+    if field not in cache:
+        cache[field] = torch.as_tensor(getattr(env.sim.mj_model, field), device=env.device)
+    return cache[field]
+
+
+def _write_field(
+    env, field: str, env_ids: torch.Tensor, cols: torch.Tensor, value: torch.Tensor
+) -> None:
+    view = env.sim.expand_model_field(field)
+    view[env_ids[:, None], cols] = value.to(view.dtype).to(view.device)
+
+
+def randomize_geom_friction(
+    env,
+    env_ids: torch.Tensor,
+    friction_range: tuple[float, float],
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> None:
+    """Sliding friction of the selected geoms drawn from U(friction_range) per env (torsional
+    and rolling friction keep their nominal values)."""
+    entity = env.scene[asset_cfg.name]
+    geoms = torch.as_tensor(entity.geom_ids_global, device=env.device)[asset_cfg.geom_ids]
+    nominal = _nominal(env, "geom_friction")[geoms]
+    value = nominal.expand(len(env_ids), -1, -1).clone()
+    value[..., 0] = _scale(env, friction_range, (len(env_ids), len(geoms)))
+    _write_field(env, "geom_friction", env_ids, geoms, value)
+
+
+def randomize_body_mass(
+    env,
+    env_ids: torch.Tensor,
+    mass_range: tuple[float, float],
+    operation: str = "scale",
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> None:
+    """Body masses of the selected bodies: nominal * U(range) ("scale") or nominal + U(range)
+    kg ("add"); inertias scale with the mass; derived constants are recomputed."""
+    if operation not in ("scale", "add"):
+        raise ValueError(
+            f"randomize_body_mass: operation must be 'scale' or 'add', got '{operation}'."
+        )
+    entity = env.scene[asset_cfg.name]
+    bodies = torch.as_tensor(entity.body_ids_global, device=env.device)[asset_cfg.body_ids]
+    nominal = _nominal(env, "body_mass")[bodies]
+    draw = _scale(env, mass_range, (len(env_ids), len(bodies)))
+    mass = nominal * draw if operation == "scale" else (nominal + draw).clamp(min=1e-6)
+    ratio = (mass / nominal.clamp(min=1e-9)).unsqueeze(-1)
+    _write_field(env, "body_mass", env_ids, bodies, mass)
+    _write_field(
+        env, "body_inertia", env_ids, bodies, _nominal(env, "body_inertia")[bodies] * ratio
+    )
+    env.sim.set_const(env_ids)
+
+
+def randomize_body_com(
+    env,
+    env_ids: torch.Tensor,
+    com_range: dict[str, tuple[float, float]],
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> None:
+    """Shift the selected bodies' centre of mass by U(range) per axis (keys x, y, z; m, body
+    frame)."""
+    entity = env.scene[asset_cfg.name]
+    bodies = torch.as_tensor(entity.body_ids_global, device=env.device)[asset_cfg.body_ids]
+    offset = _uniform(env, com_range, ("x", "y", "z"), len(env_ids) * len(bodies)).reshape(
+        len(env_ids), len(bodies), 3
+    )
+    _write_field(env, "body_ipos", env_ids, bodies, _nominal(env, "body_ipos")[bodies] + offset)
+    env.sim.set_const(env_ids)
+
+
+def randomize_actuator_gains(
+    env,
+    env_ids: torch.Tensor,
+    stiffness_range: tuple[float, float] = (1.0, 1.0),
+    damping_range: tuple[float, float] = (1.0, 1.0),
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> None:
+    """Scale the PD gains of the selected joints' position actuators by U(range) per env:
+    gainprm[0] = biasprm[1] * -1 = kp, biasprm[2] = -kd."""
+    entity = env.scene[asset_cfg.name]
+    joints = torch.arange(len(entity.joint_names), device=env.device)[asset_cfg.joint_ids]
+    acts_all = torch.as_tensor(entity.joint_actuator_ids, device=env.device)[joints]
+    acts = acts_all[acts_all >= 0]
+    n = len(env_ids)
+    kp = _nominal(env, "actuator_gainprm")[acts, 0] * _scale(env, stiffness_range, (n, len(acts)))
+    bias = _nominal(env, "actuator_biasprm")[acts].expand(n, -1, -1).clone()
+    bias[..., 1] = -kp
+    bias[..., 2] = bias[..., 2] * _scale(env, damping_range, (n, len(acts)))
+    gain = _nominal(env, "actuator_gainprm")[acts].expand(n, -1, -1).clone()
+    gain[..., 0] = kp
+    _write_field(env, "actuator_gainprm", env_ids, acts, gain)
+    _write_field(env, "actuator_biasprm", env_ids, acts, bias)
+    data = entity.data
+    cols = joints[acts_all >= 0]
+    data.joint_stiffness[env_ids[:, None], cols] = kp.float()
+    data.joint_damping[env_ids[:, None], cols] = -bias[..., 2].float()

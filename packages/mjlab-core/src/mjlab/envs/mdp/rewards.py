@@ -1,0 +1,126 @@
+"""Reward terms: `(env, **params) -> (num_envs,)` float32, before weight and step_dt."""
+
+from __future__ import annotations
+
+import torch
+
+from mjlab.managers.scene_entity_config import SceneEntityCfg
+
+_ROBOT = SceneEntityCfg("robot")
+
+
+def is_alive(env) -> torch.Tensor:
+    """1 for envs not terminated this step. Returns: (num_envs,)."""
+    return (~env.termination_manager.terminated).float()
+
+
+def is_terminated(env) -> torch.Tensor:
+    """1 for envs terminated this step (time-outs excluded). Returns: (num_envs,)."""
+    return env.termination_manager.terminated.float()
+
+
+def track_lin_vel_xy_exp(
+    env, std: float, command_name: str = "twist", asset_cfg: SceneEntityCfg = _ROBOT
+) -> torch.Tensor:
+    """exp(-|v_cmd_xy - v_xy|^2 / std^2), base frame (legged_gym / Isaac Lab). Returns: (num_envs,) in [0, 1]."""
+    vel = env.scene[asset_cfg.name].data.root_link_lin_vel_b[:, :2]
+    cmd = env.command_manager.get_command(command_name)[:, :2]
+    return torch.exp(-(cmd - vel).square().sum(dim=1) / std**2)
+
+
+def track_ang_vel_z_exp(
+    env, std: float, command_name: str = "twist", asset_cfg: SceneEntityCfg = _ROBOT
+) -> torch.Tensor:
+    """exp(-(wz_cmd - wz)^2 / std^2), base frame. Returns: (num_envs,) in [0, 1]."""
+    wz = env.scene[asset_cfg.name].data.root_link_ang_vel_b[:, 2]
+    cmd = env.command_manager.get_command(command_name)[:, 2]
+    return torch.exp(-(cmd - wz).square() / std**2)
+
+
+def lin_vel_z_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+    """Squared vertical base velocity. Returns: (num_envs,) m^2/s^2."""
+    return env.scene[asset_cfg.name].data.root_link_lin_vel_b[:, 2].square()
+
+
+def ang_vel_xy_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+    """Squared roll/pitch rates. Returns: (num_envs,) rad^2/s^2."""
+    return env.scene[asset_cfg.name].data.root_link_ang_vel_b[:, :2].square().sum(dim=1)
+
+
+def flat_orientation_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+    """Squared xy of projected gravity (0 when level). Returns: (num_envs,)."""
+    return env.scene[asset_cfg.name].data.projected_gravity_b[:, :2].square().sum(dim=1)
+
+
+def joint_torques_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+    """Sum of squared actuator torques. Returns: (num_envs,) N^2 m^2."""
+    return env.scene[asset_cfg.name].data.actuator_force[:, asset_cfg.joint_ids].square().sum(dim=1)
+
+
+def joint_acc_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+    """Sum of squared joint accelerations. Returns: (num_envs,) rad^2/s^4."""
+    return env.scene[asset_cfg.name].data.joint_acc[:, asset_cfg.joint_ids].square().sum(dim=1)
+
+
+def joint_vel_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+    """Sum of squared joint velocities. Returns: (num_envs,) rad^2/s^2."""
+    return env.scene[asset_cfg.name].data.joint_vel[:, asset_cfg.joint_ids].square().sum(dim=1)
+
+
+def action_rate_l2(env) -> torch.Tensor:
+    """Sum of squared action changes between steps. Returns: (num_envs,)."""
+    am = env.action_manager
+    return (am.action - am.prev_action).square().sum(dim=1)
+
+
+def action_l2(env) -> torch.Tensor:
+    """Sum of squared actions. Returns: (num_envs,)."""
+    return env.action_manager.action.square().sum(dim=1)
+
+
+def joint_pos_limits(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+    """How far joints are beyond their soft limits, summed. Returns: (num_envs,) rad."""
+    data = env.scene[asset_cfg.name].data
+    ids = asset_cfg.joint_ids
+    q = data.joint_pos[:, ids]
+    lim = data.soft_joint_pos_limits[:, ids]
+    below = (lim[..., 0] - q).clamp(min=0.0)
+    above = (q - lim[..., 1]).clamp(min=0.0)
+    return (below + above).sum(dim=1)
+
+
+def feet_air_time(
+    env,
+    sensor_name: str,
+    threshold: float,
+    command_name: str | None = "twist",
+    command_threshold: float = 0.1,
+) -> torch.Tensor:
+    """Sum over feet of (last air time - threshold) at each touchdown (legged_gym): rewards
+    long steps; zero when the command is near zero. Returns: (num_envs,) s."""
+    sensor = env.scene[sensor_name]
+    reward = ((sensor.last_air_time - threshold) * sensor.first_contact.float()).sum(dim=1)
+    if command_name is not None:
+        cmd = env.command_manager.get_command(command_name)
+        reward = reward * (cmd[:, :2].norm(dim=1) > command_threshold).float()
+    return reward
+
+
+def undesired_contacts(env, sensor_name: str, threshold: float = 1.0) -> torch.Tensor:
+    """Number of contact-sensor slots with net force above `threshold` N. Returns: (num_envs,)."""
+    sensor = env.scene[sensor_name]
+    return ((sensor.force.norm(dim=-1) > threshold) & sensor.found).float().sum(dim=1)
+
+
+def stand_still(
+    env,
+    command_name: str = "twist",
+    command_threshold: float = 0.1,
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> torch.Tensor:
+    """|q - q_default| summed when the command is near zero. Returns: (num_envs,) rad."""
+    data = env.scene[asset_cfg.name].data
+    ids = asset_cfg.joint_ids
+    dev = (data.joint_pos[:, ids] - data.default_joint_pos[:, ids]).abs().sum(dim=1)
+    cmd = env.command_manager.get_command(command_name)
+    return dev * (cmd[:, :2].norm(dim=1) < command_threshold).float()

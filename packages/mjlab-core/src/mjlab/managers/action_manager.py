@@ -1,0 +1,110 @@
+"""Action manager: splits the policy action among action terms and applies them."""
+
+from __future__ import annotations
+
+import torch
+
+from mjlab.managers.manager_term_config import ActionTermCfg
+
+
+class ActionTerm:
+    """Base of action terms: `process_actions(raw)` once per env step, `apply_actions()` before
+    physics. Subclasses define `action_dim`."""
+
+    def __init__(self, cfg: ActionTermCfg, env):
+        self.cfg = cfg
+        self.env = env
+        self.entity = env.scene[cfg.asset_name]
+
+    @property
+    def action_dim(self) -> int:
+        raise NotImplementedError
+
+    def process_actions(self, actions: torch.Tensor) -> None:
+        raise NotImplementedError
+
+    def apply_actions(self) -> None:
+        raise NotImplementedError
+
+    def reset(self, env_ids: torch.Tensor) -> None:
+        pass
+
+
+class ActionManager:
+    """Holds the action terms in order; the policy action is their concatenation.
+
+    `action` is the current raw action, `prev_action` the one before (both
+    (num_envs, total_action_dim)).
+    """
+
+    def __init__(self, cfg: dict[str, ActionTermCfg | None], env):
+        self.env = env
+        self.terms: dict[str, ActionTerm] = {}
+        for name, term_cfg in (cfg or {}).items():
+            if term_cfg is None:
+                continue
+            try:
+                self.terms[name] = term_cfg.class_type(term_cfg, env)
+            except (KeyError, ValueError) as err:
+                raise ValueError(f"Action term '{name}': {err}") from err
+        if not self.terms:
+            raise ValueError("The env has no action terms: add at least one to cfg.actions.")
+        self.total_action_dim = sum(t.action_dim for t in self.terms.values())
+        self.action = torch.zeros(env.num_envs, self.total_action_dim, device=env.device)
+        self.prev_action = torch.zeros_like(self.action)
+
+    @property
+    def active_terms(self) -> list[str]:
+        return list(self.terms)
+
+    @property
+    def action_term_dim(self) -> list[int]:
+        return [t.action_dim for t in self.terms.values()]
+
+    def get_term(self, name: str) -> ActionTerm:
+        return self.terms[name]
+
+    def process_action(self, action: torch.Tensor) -> None:
+        """Validate and store the policy action, then let each term process its slice.
+
+        Raises:
+            ValueError: wrong shape or dtype, or NaN/Inf values; the message names the expected
+                shape.
+        """
+        expected = (self.env.num_envs, self.total_action_dim)
+        if not isinstance(action, torch.Tensor):
+            raise ValueError(
+                f"Actions must be a torch.Tensor of shape {expected}, got {type(action).__name__}."
+            )
+        if tuple(action.shape) != expected:
+            raise ValueError(
+                f"Actions have shape {tuple(action.shape)}; expected {expected} "
+                f"(num_envs, action dim = {' + '.join(map(str, self.action_term_dim))})."
+            )
+        if not action.dtype.is_floating_point:
+            raise ValueError(
+                f"Actions must be a float tensor of shape {expected}, got dtype {action.dtype}."
+            )
+        action = action.to(self.env.device, torch.float32)
+        if not torch.isfinite(action).all():
+            bad = (~torch.isfinite(action)).any(dim=1).nonzero().flatten().tolist()
+            raise ValueError(
+                f"Actions contain NaN or Inf (envs {bad[:10]}); expected finite values of shape {expected}."
+            )
+        self.prev_action[:] = self.action
+        self.action[:] = action
+        start = 0
+        for term in self.terms.values():
+            term.process_actions(action[:, start : start + term.action_dim])
+            start += term.action_dim
+
+    def apply_action(self) -> None:
+        for term in self.terms.values():
+            term.apply_actions()
+
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+        self.prev_action[env_ids] = 0.0
+        self.action[env_ids] = 0.0
+        for term in self.terms.values():
+            term.reset(env_ids)
+        return {}

@@ -1,0 +1,102 @@
+"""Command manager: goal generators (e.g. base velocity) resampled on a timer."""
+
+from __future__ import annotations
+
+import torch
+
+from mjlab.managers.manager_term_config import CommandTermCfg
+
+
+class CommandTerm:
+    """Base of command generators.
+
+    Subclasses implement `command` ((num_envs, dim) tensor), `_resample(env_ids)`,
+    `_update_command()` (every step) and `_update_metrics()` (accumulate tracking errors into
+    `self.metrics`, (num_envs,) tensors, averaged per episode and logged on reset).
+    """
+
+    def __init__(self, cfg: CommandTermCfg, env):
+        self.cfg = cfg
+        self.env = env
+        self.num_envs = env.num_envs
+        self.device = env.device
+        self.metrics: dict[str, torch.Tensor] = {}
+        self.time_left = torch.zeros(self.num_envs, device=self.device)
+        self.command_counter = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
+
+    @property
+    def command(self) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _sample_time(self, n: int) -> torch.Tensor:
+        lo, hi = self.cfg.resampling_time_range
+        return lo + (hi - lo) * torch.rand(n, device=self.device, generator=self.env.rng)
+
+    def resample(self, env_ids: torch.Tensor) -> None:
+        if len(env_ids) == 0:
+            return
+        self.time_left[env_ids] = self._sample_time(len(env_ids))
+        self.command_counter[env_ids] += 1
+        self._resample(env_ids)
+
+    def compute(self, dt: float) -> None:
+        self._update_metrics()
+        self.time_left -= dt
+        self.resample((self.time_left <= 0.0).nonzero().flatten())
+        self._update_command()
+
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+        log = {}
+        for name, value in self.metrics.items():
+            log[name] = value[env_ids].mean().item()
+            value[env_ids] = 0.0
+        self.command_counter[env_ids] = 0
+        self.resample(env_ids)
+        return log
+
+    def _resample(self, env_ids: torch.Tensor) -> None:
+        raise NotImplementedError
+
+    def _update_command(self) -> None:
+        pass
+
+    def _update_metrics(self) -> None:
+        pass
+
+
+class CommandManager:
+    """Holds the command terms; `get_command(name)` returns (num_envs, dim)."""
+
+    def __init__(self, cfg: dict[str, CommandTermCfg | None], env):
+        self.env = env
+        self.terms: dict[str, CommandTerm] = {}
+        for name, term_cfg in (cfg or {}).items():
+            if term_cfg is None:
+                continue
+            try:
+                self.terms[name] = term_cfg.class_type(term_cfg, env)
+            except (KeyError, ValueError) as err:
+                raise ValueError(f"Command term '{name}': {err}") from err
+
+    @property
+    def active_terms(self) -> list[str]:
+        return list(self.terms)
+
+    def get_command(self, name: str) -> torch.Tensor:
+        if name not in self.terms:
+            raise KeyError(f"No command '{name}'. Commands: {list(self.terms)}.")
+        return self.terms[name].command
+
+    def get_term(self, name: str) -> CommandTerm:
+        return self.terms[name]
+
+    def compute(self, dt: float) -> None:
+        for term in self.terms.values():
+            term.compute(dt)
+
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+        log = {}
+        for name, term in self.terms.items():
+            for key, value in term.reset(env_ids).items():
+                log[f"Metrics/{name}/{key}"] = value
+        return log

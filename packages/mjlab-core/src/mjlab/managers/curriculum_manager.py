@@ -1,0 +1,41 @@
+"""Curriculum manager: terms called on reset that adapt the task (terrain level, ranges)."""
+
+from __future__ import annotations
+
+import torch
+
+from mjlab.managers.manager_base import ManagerBase
+from mjlab.managers.manager_term_config import CurriculumTermCfg
+
+
+class CurriculumManager(ManagerBase):
+    """`compute(env_ids)` calls each term as `func(env, env_ids, **params)` and keeps its
+    returned value; `reset` logs them as `Curriculum/<term>` (dict values as
+    `Curriculum/<term>/<key>`)."""
+
+    kind = "Curriculum term"
+
+    def __init__(self, cfg: dict[str, CurriculumTermCfg | None], env):
+        super().__init__(cfg, env)
+        for name, term in self.cfg.items():
+            self.prepare_term(name, term)
+        self._state: dict[str, object] = {}
+
+    @property
+    def active_terms(self) -> list[str]:
+        return list(self.cfg)
+
+    def compute(self, env_ids: torch.Tensor) -> None:
+        for name, term in self.cfg.items():
+            self._state[name] = term.func(self.env, env_ids, **term.params)
+
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+        log: dict[str, float] = {}
+        for name, value in self._state.items():
+            items = value.items() if isinstance(value, dict) else [(None, value)]
+            for key, v in items:
+                if v is None:
+                    continue
+                v = v.float().mean().item() if isinstance(v, torch.Tensor) else float(v)
+                log[f"Curriculum/{name}" + (f"/{key}" if key is not None else "")] = v
+        return log

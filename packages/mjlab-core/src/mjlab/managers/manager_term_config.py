@@ -1,0 +1,184 @@
+"""Term configs of every manager (Isaac Lab / mjlab names and semantics)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mjlab.managers.scene_entity_config import SceneEntityCfg  # noqa: F401  (re-exported)
+
+
+@dataclass(kw_only=True)
+class ManagerTermBaseCfg:
+    """A term: a function `(env, **params) -> Tensor`, or a class constructed once as
+    `cls(cfg, env)` whose instances are called like the function and may define
+    `reset(env_ids)`."""
+
+    func: Callable[..., Any] | type
+    """The term function or class."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments; `SceneEntityCfg` values are resolved against the scene at start."""
+
+    def __post_init__(self) -> None:
+        if not callable(self.func):
+            raise ValueError(f"{type(self).__name__}.func must be callable, got {self.func!r}.")
+
+
+# -- observations ---------------------------------------------------------------------------------
+@dataclass(kw_only=True)
+class NoiseCfg:
+    """Additive noise on an observation term."""
+
+    def apply(self, value, generator):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@dataclass(kw_only=True)
+class UniformNoiseCfg(NoiseCfg):
+    """Adds U(n_min, n_max) per element."""
+
+    n_min: float = -1.0
+    """Lower bound."""
+    n_max: float = 1.0
+    """Upper bound."""
+
+    def apply(self, value, generator):
+        import torch
+
+        u = torch.rand(value.shape, device=value.device, generator=generator)
+        return value + u * (self.n_max - self.n_min) + self.n_min
+
+
+@dataclass(kw_only=True)
+class GaussianNoiseCfg(NoiseCfg):
+    """Adds N(mean, std^2) per element."""
+
+    mean: float = 0.0
+    """Mean."""
+    std: float = 1.0
+    """Standard deviation."""
+
+    def apply(self, value, generator):
+        import torch
+
+        return (
+            value
+            + self.mean
+            + self.std * torch.randn(value.shape, device=value.device, generator=generator)
+        )
+
+
+@dataclass(kw_only=True)
+class ObservationTermCfg(ManagerTermBaseCfg):
+    """One observation term. Processing order: func -> noise -> clip -> scale -> delay ->
+    history (as Isaac Lab / mjlab)."""
+
+    noise: NoiseCfg | None = None
+    """Noise added when the group has `enable_corruption`."""
+    clip: tuple[float, float] | None = None
+    """Clamp to (min, max) after noise."""
+    scale: float | tuple[float, ...] | None = None
+    """Multiplier after clipping (scalar or per dimension)."""
+    delay: int = 0
+    """Steps of latency: the policy sees the value from `delay` env steps ago."""
+    history_length: int = 0
+    """Keep this many past values (0: none); filled with the current value on reset."""
+    flatten_history_dim: bool = True
+    """Flatten (num_envs, history, dim) to (num_envs, history * dim), oldest first."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.delay < 0 or self.history_length < 0:
+            raise ValueError("ObservationTermCfg.delay and history_length must be >= 0.")
+        if self.clip is not None and not self.clip[0] <= self.clip[1]:
+            raise ValueError(f"ObservationTermCfg.clip must be (min, max), got {self.clip}.")
+
+
+@dataclass(kw_only=True)
+class ObservationGroupCfg:
+    """A group of terms, e.g. "actor" or "critic"."""
+
+    terms: dict[str, ObservationTermCfg | None] = field(default_factory=dict)
+    """Terms in order; a None value disables a term."""
+    concatenate_terms: bool = True
+    """Concatenate terms into one (num_envs, D) tensor (else a dict of term tensors)."""
+    enable_corruption: bool = False
+    """Apply the terms' noise."""
+    history_length: int | None = None
+    """If set, overrides every term's history_length."""
+    flatten_history_dim: bool = True
+    """Group-level override used with `history_length`."""
+
+
+# -- actions ----------------------------------------------------------------------------------------
+@dataclass(kw_only=True)
+class ActionTermCfg:
+    """An action term maps part of the policy action to actuator commands of one entity."""
+
+    class_type: type
+    """The term class, constructed as `class_type(cfg, env)`."""
+    asset_name: str = "robot"
+    """Entity the term drives."""
+    clip: tuple[float, float] | None = None
+    """Clamp the processed action to (min, max)."""
+
+
+# -- rewards, terminations, curriculum, metrics --------------------------------------------------
+@dataclass(kw_only=True)
+class RewardTermCfg(ManagerTermBaseCfg):
+    """A reward term: returns (num_envs,) float; the manager multiplies by weight * step_dt."""
+
+    weight: float | None = None
+    """Multiplier on the term (required; 0 disables the term)."""
+
+
+@dataclass(kw_only=True)
+class TerminationTermCfg(ManagerTermBaseCfg):
+    """A termination term: returns (num_envs,) bool."""
+
+    time_out: bool = False
+    """True: the episode is truncated (bootstrapped), not terminated."""
+
+
+@dataclass(kw_only=True)
+class CurriculumTermCfg(ManagerTermBaseCfg):
+    """Called as `func(env, env_ids, **params)` when envs reset; returns a value to log
+    (float, tensor or dict of them) under `Curriculum/<term>`."""
+
+
+@dataclass(kw_only=True)
+class MetricsTermCfg(ManagerTermBaseCfg):
+    """Returns (num_envs,) each step; the episode mean is logged as `Metrics/<term>`."""
+
+
+# -- events ---------------------------------------------------------------------------------------
+@dataclass(kw_only=True)
+class EventTermCfg(ManagerTermBaseCfg):
+    """Called as `func(env, env_ids, **params)`."""
+
+    mode: Literal["startup", "reset", "interval"]
+    """startup: once after construction, all envs; reset: when envs reset; interval: every
+    random interval."""
+    interval_range_s: tuple[float, float] | None = None
+    """interval mode: the time between calls is drawn from this range, s."""
+    is_global_time: bool = False
+    """interval mode: one timer for all envs (True) or one per env (False)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.mode not in ("startup", "reset", "interval"):
+            raise ValueError(f"EventTermCfg.mode '{self.mode}' not in startup/reset/interval.")
+        if self.mode == "interval" and self.interval_range_s is None:
+            raise ValueError("EventTermCfg.interval_range_s is required with mode='interval'.")
+
+
+# -- commands ---------------------------------------------------------------------------------------
+@dataclass(kw_only=True)
+class CommandTermCfg:
+    """A command generator (e.g. a velocity command), resampled every `resampling_time_range`."""
+
+    class_type: type
+    """The term class, constructed as `class_type(cfg, env)`."""
+    resampling_time_range: tuple[float, float] = (10.0, 10.0)
+    """Time between resamples, s, drawn per env."""

@@ -1,0 +1,158 @@
+"""Observation manager: groups of terms, each with noise, clip, scale, delay and history."""
+
+from __future__ import annotations
+
+import torch
+
+from mjlab.managers.manager_base import ManagerBase
+from mjlab.managers.manager_term_config import ObservationGroupCfg, ObservationTermCfg
+
+
+class _TermBuffer:
+    """Delay line and history of one term, (num_envs, slots, dim) ring-less tensors.
+
+    Advanced only by `push` (once per env step); `reset(env_ids)` marks envs whose buffers
+    are refilled with their next value.
+    """
+
+    def __init__(self, num_envs: int, dim: tuple[int, ...], delay: int, history: int, device):
+        self.delay, self.history = delay, history
+        slots = delay + max(history, 1)
+        self.buf = torch.zeros(num_envs, slots, *dim, device=device)
+        self.needs_fill = torch.ones(num_envs, dtype=torch.bool, device=device)
+
+    def push(self, value: torch.Tensor, env_mask: torch.Tensor | None = None) -> None:
+        """Append `value` for all envs, or only where `env_mask` (others stay untouched)."""
+        shifted = torch.roll(self.buf, shifts=-1, dims=1)
+        shifted[:, -1] = value
+        fill = self.needs_fill
+        shifted[fill] = value[fill].unsqueeze(1).expand_as(shifted[fill])
+        if env_mask is None:
+            self.buf = shifted
+            self.needs_fill = torch.zeros_like(fill)
+        else:
+            self.buf[env_mask] = shifted[env_mask]
+            self.needs_fill = fill & ~env_mask
+
+    def read(self) -> torch.Tensor:
+        """(num_envs, history, dim) oldest first, or (num_envs, dim) without history."""
+        end = self.buf.shape[1] - self.delay
+        if self.history == 0:
+            return self.buf[:, end - 1]
+        return self.buf[:, end - self.history : end]
+
+    def reset(self, env_ids: torch.Tensor) -> None:
+        self.needs_fill[env_ids] = True
+
+
+class ObservationManager(ManagerBase):
+    """Computes observation groups: `compute()` returns {group: (num_envs, D) tensor}.
+
+    Buffers (delay, history) advance only in `compute(update_history=True)`, which the env
+    calls exactly once per step and on reset; reading observations again never shifts them
+    (case C03).
+    """
+
+    kind = "Observation term"
+
+    def __init__(self, cfg: dict[str, ObservationGroupCfg | None], env):
+        super().__init__(cfg, env)
+        self.group_terms: dict[str, dict[str, ObservationTermCfg]] = {}
+        self.group_dims: dict[str, tuple[int, ...]] = {}
+        self.term_dims: dict[str, dict[str, tuple[int, ...]]] = {}
+        self._buffers: dict[str, dict[str, _TermBuffer]] = {}
+        n = env.num_envs
+        for group_name, group in self.cfg.items():
+            terms = {k: v for k, v in group.terms.items() if v is not None}
+            if not terms:
+                raise ValueError(f"Observation group '{group_name}' has no terms.")
+            self.group_terms[group_name] = terms
+            self.term_dims[group_name] = {}
+            self._buffers[group_name] = {}
+            for name, term in terms.items():
+                if group.history_length is not None:
+                    term.history_length = group.history_length
+                    term.flatten_history_dim = group.flatten_history_dim
+                self.prepare_term(f"{group_name}/{name}", term)
+                value = term.func(env, **term.params)
+                if not isinstance(value, torch.Tensor) or value.ndim < 2 or value.shape[0] != n:
+                    shape = (
+                        tuple(value.shape)
+                        if isinstance(value, torch.Tensor)
+                        else type(value).__name__
+                    )
+                    raise ValueError(
+                        f"Observation term '{group_name}/{name}' returned shape {shape}; expected "
+                        f"({n}, dim). Use .unsqueeze(-1) for a scalar per env."
+                    )
+                self.check_output(f"{group_name}/{name}", value, tuple(value.shape), "float", "")
+                dim = tuple(value.shape[1:])
+                if term.history_length > 0:
+                    dim = (
+                        (term.history_length * dim[0], *dim[1:])
+                        if term.flatten_history_dim
+                        else (term.history_length, *dim)
+                    )
+                self.term_dims[group_name][name] = dim
+                self._buffers[group_name][name] = _TermBuffer(
+                    n, tuple(value.shape[1:]), term.delay, term.history_length, env.device
+                )
+            dims = list(self.term_dims[group_name].values())
+            if group.concatenate_terms:
+                self.group_dims[group_name] = (sum(d[0] for d in dims), *dims[0][1:])
+        self._last: dict[str, torch.Tensor | dict[str, torch.Tensor]] = {}
+
+    @property
+    def active_terms(self) -> dict[str, list[str]]:
+        return {g: list(t) for g, t in self.group_terms.items()}
+
+    def compute(
+        self, update_history: bool = True, env_ids: torch.Tensor | None = None
+    ) -> dict[str, torch.Tensor | dict[str, torch.Tensor]]:
+        """Compute every group.
+
+        Args:
+            update_history: False returns the last computed observations (buffers untouched).
+            env_ids: advance the buffers of these envs only (after a partial reset); the other
+                envs' histories are left as they were.
+        """
+        if not update_history and self._last:
+            return self._last
+        mask = None
+        if env_ids is not None:
+            mask = torch.zeros(self.env.num_envs, dtype=torch.bool, device=self.env.device)
+            mask[env_ids] = True
+        out = {g: self.compute_group(g, mask) for g in self.group_terms}
+        self._last = out
+        return out
+
+    def compute_group(
+        self, group_name: str, env_mask: torch.Tensor | None = None
+    ) -> torch.Tensor | dict[str, torch.Tensor]:
+        group = self.cfg[group_name]
+        values: dict[str, torch.Tensor] = {}
+        gen = self.env.rng
+        for name, term in self.group_terms[group_name].items():
+            obs = term.func(self.env, **term.params).float()
+            if term.noise is not None and group.enable_corruption:
+                obs = term.noise.apply(obs, gen)
+            if term.clip is not None:
+                obs = obs.clamp(term.clip[0], term.clip[1])
+            if term.scale is not None:
+                obs = obs * torch.as_tensor(term.scale, device=obs.device, dtype=obs.dtype)
+            buf = self._buffers[group_name][name]
+            buf.push(obs, env_mask)
+            obs = buf.read()
+            if term.history_length > 0 and term.flatten_history_dim:
+                obs = obs.reshape(obs.shape[0], -1)
+            values[name] = obs
+        if group.concatenate_terms:
+            return torch.cat(list(values.values()), dim=-1)
+        return values
+
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+        for group_name, terms in self.group_terms.items():
+            for name, term in terms.items():
+                self._buffers[group_name][name].reset(env_ids)
+                self.reset_term(term, env_ids)
+        return {}

@@ -1,0 +1,43 @@
+"""`SceneEntityCfg`: which entity and which of its joints/bodies/geoms a term uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class SceneEntityCfg:
+    """Selects an entity of the scene and, by regex, some of its parts; resolved once when the
+    managers start (so terms index with precomputed ids, never regexes, in the hot path).
+
+    `SceneEntityCfg("robot", joint_names=(".*_hip_joint",))`.
+    """
+
+    name: str
+    """Entity (or sensor) name in the scene."""
+    joint_names: tuple[str, ...] | None = None
+    """Joint regexes; None: all joints."""
+    body_names: tuple[str, ...] | None = None
+    """Body regexes; None: all bodies."""
+    geom_names: tuple[str, ...] | None = None
+    """Geom regexes; None: all geoms."""
+    joint_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved joint indices (entity order); slice(None) for all."""
+    body_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved body indices (entity order); slice(None) for all."""
+    geom_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved geom indices (entity order); slice(None) for all."""
+
+    def resolve(self, scene) -> None:
+        """Fill the *_ids from the regexes.
+
+        Raises:
+            KeyError: unknown entity. ValueError: a regex matches nothing.
+        """
+        obj = scene[self.name]
+        if self.joint_names is not None:
+            self.joint_ids, _ = obj.find_joints(self.joint_names)
+        if self.body_names is not None:
+            self.body_ids, _ = obj.find_bodies(self.body_names)
+        if self.geom_names is not None:
+            self.geom_ids, _ = obj.find_geoms(self.geom_names)

@@ -1,0 +1,142 @@
+"""`Scene`: terrain, entities and sensors composed into one MjSpec, then named torch views."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import mujoco
+import torch
+
+from mjlab.entity import Entity, EntityCfg
+from mjlab.sensor import Sensor, SensorCfg
+
+
+@dataclass(kw_only=True)
+class SceneCfg:
+    """What the world holds."""
+
+    num_envs: int = 1
+    """Number of parallel environments (simulation worlds)."""
+    env_spacing: float = 2.0
+    """Distance between env origins on a plane terrain, m (worlds are separate simulations;
+    origins matter for where robots spawn on a shared terrain)."""
+    terrain: Any | None = None
+    """`mjlab.terrains.TerrainImporterCfg`; None: no ground at all."""
+    entities: dict[str, EntityCfg] = field(default_factory=dict)
+    """Entities by name; each is attached under the prefix "<name>/"."""
+    sensors: tuple[SensorCfg, ...] = ()
+    """Scene sensors."""
+
+    def __post_init__(self) -> None:
+        if self.num_envs < 1:
+            raise ValueError(f"SceneCfg.num_envs must be >= 1, got {self.num_envs}.")
+        names = [s.name for s in self.sensors]
+        clash = (set(names) & set(self.entities)) | {n for n in names if names.count(n) > 1}
+        if clash:
+            raise ValueError(f"SceneCfg: duplicate entity/sensor names {sorted(clash)}.")
+        for name in self.entities:
+            if not name or "/" in name:
+                raise ValueError(
+                    f"SceneCfg.entities: bad entity name '{name}' (non-empty, no '/')."
+                )
+
+
+class Scene:
+    """Builds the scene's MjSpec at construction; `initialize(sim)` binds it to a simulation.
+
+    `scene["robot"]` returns an `Entity`, `scene["feet_contact"]` a `Sensor`.
+    """
+
+    def __init__(self, cfg: SceneCfg, device: str | torch.device = "cpu"):
+        self.cfg = cfg
+        self.device = torch.device(device)
+        self.num_envs = cfg.num_envs
+        self.spec = mujoco.MjSpec()
+        self.spec.visual.headlight.ambient = [0.4, 0.4, 0.4]
+        self.spec.worldbody.add_light(name="sun", pos=[0, 0, 10], dir=[0, 0, -1], castshadow=False)
+        self.terrain = None
+        if cfg.terrain is not None:
+            from mjlab.terrains import TerrainImporter
+
+            self.terrain = TerrainImporter(cfg.terrain, self.device)
+            self.terrain.add_to_spec(self.spec)
+        self.entities: dict[str, Entity] = {}
+        for name, ent_cfg in cfg.entities.items():
+            entity = Entity(ent_cfg, name)
+            frame = self.spec.worldbody.add_frame()
+            if _is_fixed_base(entity.spec):
+                frame.pos = list(ent_cfg.init_state.pos)
+                frame.quat = list(ent_cfg.init_state.rot)
+            self.spec.attach(entity.spec, prefix=f"{name}/", frame=frame)
+            self.entities[name] = entity
+        self.sensors: dict[str, Sensor] = {}
+        for s_cfg in cfg.sensors:
+            sensor = s_cfg.build()
+            sensor.edit_spec(self.spec, self.entities)
+            self.sensors[s_cfg.name] = sensor
+
+    def compile(self) -> mujoco.MjModel:
+        """Compile the composed spec into the scene's MjModel."""
+        return self.spec.compile()
+
+    def initialize(self, sim, generator: torch.Generator | None = None) -> None:
+        """Bind entities and sensors to the compiled model and the simulation."""
+        self.sim = sim
+        model = sim.mj_model
+        if self.terrain is not None:
+            self.terrain.configure_env_origins(self.num_envs, generator)
+            origins = self.terrain.env_origins
+        else:
+            origins = _grid_origins(self.num_envs, self.cfg.env_spacing, self.device)
+        self._env_origins = origins.to(self.device, torch.float32)
+        for entity in self.entities.values():
+            entity.initialize(model, sim, self._env_origins)
+        for sensor in self.sensors.values():
+            sensor.initialize(model, sim, self)
+
+    @property
+    def env_origins(self) -> torch.Tensor:
+        """(num_envs, 3) env origins, world, m (follow the terrain curriculum)."""
+        if self.terrain is not None:
+            return self.terrain.env_origins
+        return self._env_origins
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self.entities:
+            return self.entities[name]
+        if name in self.sensors:
+            return self.sensors[name]
+        raise KeyError(
+            f"Scene has no entity or sensor '{name}'. Entities: {list(self.entities)}; "
+            f"sensors: {list(self.sensors)}."
+        )
+
+    def reset(self, env_ids: torch.Tensor) -> None:
+        """Default state for every entity in `env_ids` (at the current env origins), sensors
+        cleared. The caller runs `sim.forward(env_ids)` once all writes are done."""
+        origins = self.env_origins
+        for entity in self.entities.values():
+            entity.data.env_origins = origins
+            entity.reset(env_ids)
+        for sensor in self.sensors.values():
+            sensor.reset(env_ids)
+
+    def update(self, dt: float) -> None:
+        """Advance sensors by one env step of `dt` s."""
+        for sensor in self.sensors.values():
+            sensor.update(dt)
+
+
+def _is_fixed_base(spec: mujoco.MjSpec) -> bool:
+    return not any(j.type == mujoco.mjtJoint.mjJNT_FREE for j in spec.joints)
+
+
+def _grid_origins(num_envs: int, spacing: float, device: torch.device) -> torch.Tensor:
+    """(num_envs, 3) origins on a square grid centred at the world origin, m."""
+    cols = int(num_envs**0.5 + 0.999999)
+    rows = (num_envs + cols - 1) // cols
+    i = torch.arange(num_envs, device=device)
+    x = (i // cols).float() - (rows - 1) / 2
+    y = (i % cols).float() - (cols - 1) / 2
+    return torch.stack([x * spacing, y * spacing, torch.zeros_like(x)], dim=-1)

@@ -1,0 +1,64 @@
+"""Base of scene sensors: configured at the scene level, optionally referring to an entity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import torch
+
+
+@dataclass(kw_only=True)
+class SensorCfg:
+    """A sensor of the scene."""
+
+    name: str
+    """Unique name; `scene[name]` returns the sensor."""
+
+    def __post_init__(self) -> None:
+        if not self.name or "/" in self.name:
+            raise ValueError(
+                f"{type(self).__name__}.name must be non-empty without '/': '{self.name}'."
+            )
+
+    def build(self) -> Sensor:
+        raise NotImplementedError
+
+
+class Sensor:
+    """Lifecycle: `edit_spec` (before compile), `initialize` (after), then `update(dt)` once per
+    env step and `reset(env_ids)` when envs reset."""
+
+    def __init__(self, cfg: SensorCfg):
+        self.cfg = cfg
+        self.name = cfg.name
+
+    def edit_spec(self, spec: mujoco.MjSpec, entities: dict) -> None:
+        """Add what the sensor needs to the scene spec (entities are attached under "<name>/")."""
+
+    def initialize(self, model: mujoco.MjModel, sim, scene) -> None:
+        self.sim = sim
+        self.device = sim.device
+        self.num_envs = sim.num_envs
+
+    def update(self, dt: float) -> None:
+        """Advance internal state by one env step of `dt` seconds."""
+
+    def reset(self, env_ids: torch.Tensor) -> None:
+        """Clear per-env state of the given envs."""
+
+
+def sensordata_slice(model: mujoco.MjModel, full_name: str) -> slice:
+    """The slice of `sensordata` that the MuJoCo sensor `full_name` writes.
+
+    Raises:
+        ValueError: no such sensor in the model.
+    """
+    sid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SENSOR, full_name)
+    if sid < 0:
+        names = [
+            mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_SENSOR, i) for i in range(model.nsensor)
+        ]
+        raise ValueError(f"No MuJoCo sensor named '{full_name}'. Sensors in the model: {names}.")
+    adr = int(model.sensor_adr[sid])
+    return slice(adr, adr + int(model.sensor_dim[sid]))

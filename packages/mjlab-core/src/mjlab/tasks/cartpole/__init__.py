@@ -1,0 +1,1 @@
+"""Cartpole tasks: balance and swing-up, effort action on the cart."""

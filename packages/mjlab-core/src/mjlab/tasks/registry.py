@@ -1,0 +1,110 @@
+"""Task registry: task ids -> env config, play env config, rl config, runner class.
+
+mjlab-core never imports mjlab-rl (imports point down: rl -> core). A task's rl config and
+runner class may therefore be given as an object, a zero-argument callable, or a lazy reference
+"package.module:attribute" that is imported only when `load_rl_cfg` / `load_runner_cls` is
+called. The built-in tasks reference their PPO configs in `mjlab.rl.task_cfgs` that way.
+Other packages add tasks through the entry-point group `mjlab.tasks`: each entry point names a
+module whose import registers its tasks.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import importlib
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+_REGISTRY: dict[str, _TaskSpec] = {}
+_DISCOVERED = False
+
+
+@dataclass
+class _TaskSpec:
+    env_cfg: Any
+    play_env_cfg: Any
+    rl_cfg: Any
+    runner_cls: Any
+
+
+def register_mjlab_task(
+    task_id: str, env_cfg: Any, play_env_cfg: Any, rl_cfg: Any, runner_cls: Any = None
+) -> None:
+    """Register a task.
+
+    Args:
+        task_id: e.g. "Mjlab-Velocity-Flat-Unitree-Go1".
+        env_cfg: a `ManagerBasedRlEnvCfg` or a zero-argument function returning one.
+        play_env_cfg: the same for the play variant.
+        rl_cfg: the mjlab-rl runner config, a function returning it, or "module:attribute".
+        runner_cls: runner class (or "module:attribute"); None: mjlab-rl's default runner.
+
+    Raises:
+        ValueError: the id is already registered.
+    """
+    if task_id in _REGISTRY:
+        raise ValueError(f"Task '{task_id}' is already registered.")
+    _REGISTRY[task_id] = _TaskSpec(env_cfg, play_env_cfg, rl_cfg, runner_cls)
+
+
+def _discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    _DISCOVERED = True
+    importlib.import_module("mjlab.tasks.builtin")
+    for ep in metadata.entry_points(group="mjlab.tasks"):
+        if ep.value != "mjlab.tasks.builtin":
+            importlib.import_module(ep.value)
+
+
+def list_tasks() -> list[str]:
+    """Ids of every registered task (built-in and from installed packages), sorted."""
+    _discover()
+    return sorted(_REGISTRY)
+
+
+def _spec(task_id: str) -> _TaskSpec:
+    _discover()
+    if task_id not in _REGISTRY:
+        close = difflib.get_close_matches(task_id, list(_REGISTRY), n=3, cutoff=0.4)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        raise KeyError(f"Unknown task '{task_id}'.{hint} Registered tasks: {sorted(_REGISTRY)}.")
+    return _REGISTRY[task_id]
+
+
+def _materialize(value: Any, what: str, task_id: str) -> Any:
+    if isinstance(value, str) and ":" in value:
+        module, _, attr = value.partition(":")
+        try:
+            value = getattr(importlib.import_module(module), attr)
+        except ImportError as err:
+            raise ImportError(
+                f"Task '{task_id}': its {what} lives in '{module}', which is not installed "
+                f"({err}). Install mjlab-rl to train: pip install mjlab-rl."
+            ) from err
+    if callable(value) and not isinstance(value, type):
+        return value()
+    return copy.deepcopy(value)
+
+
+def load_env_cfg(task_id: str, play: bool = False) -> Any:
+    """A fresh copy of the task's env config (the play variant with play=True)."""
+    spec = _spec(task_id)
+    return _materialize(spec.play_env_cfg if play else spec.env_cfg, "env config", task_id)
+
+
+def load_rl_cfg(task_id: str) -> Any:
+    """A fresh copy of the task's rl config (an mjlab-rl dataclass)."""
+    return _materialize(_spec(task_id).rl_cfg, "rl config", task_id)
+
+
+def load_runner_cls(task_id: str) -> Any:
+    """The task's runner class, or None for the default."""
+    value = _spec(task_id).runner_cls
+    if isinstance(value, str):
+        module, _, attr = value.partition(":")
+        return getattr(importlib.import_module(module), attr)
+    return value

@@ -1,0 +1,61 @@
+"""Selecting names by regular expression, with errors that say what was available."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+
+def resolve_matching_names(
+    patterns: str | Sequence[str], names: Sequence[str], *, what: str = "name", owner: str = ""
+) -> tuple[list[int], list[str]]:
+    """Indices and names in `names` that fully match any of `patterns`, in `names` order.
+
+    Args:
+        patterns: one regex or several; each must match at least one name (re.fullmatch).
+        names: candidate names, e.g. an entity's joint names in model order.
+        what: what the names are ("joint", "body"), for the error message.
+        owner: who owns them ("entity 'robot'"), for the error message.
+
+    Returns:
+        (ids, matched names), both in the order of `names` (not of `patterns`).
+
+    Raises:
+        ValueError: a pattern matches nothing; the message lists the available names.
+    """
+    if isinstance(patterns, str):
+        patterns = (patterns,)
+    compiled = [re.compile(p) for p in patterns]
+    for pattern, regex in zip(patterns, compiled, strict=True):
+        if not any(regex.fullmatch(n) for n in names):
+            where = f" of {owner}" if owner else ""
+            raise ValueError(
+                f"No {what}{where} matches '{pattern}'. Available {what}s: {list(names)}."
+            )
+    ids = [i for i, n in enumerate(names) if any(r.fullmatch(n) for r in compiled)]
+    return ids, [names[i] for i in ids]
+
+
+def resolve_matching_values(
+    values: float | Mapping[str, float],
+    names: Sequence[str],
+    *,
+    what: str = "name",
+    owner: str = "",
+) -> list[float]:
+    """One value per name from a scalar or a {regex: value} dict (later patterns win).
+
+    Raises:
+        ValueError: a pattern matches nothing, or a name gets no value from a dict.
+    """
+    if not isinstance(values, Mapping):
+        return [float(values)] * len(names)
+    out: list[float | None] = [None] * len(names)
+    for pattern, value in values.items():
+        ids, _ = resolve_matching_names(pattern, names, what=what, owner=owner)
+        for i in ids:
+            out[i] = float(value)
+    missing = [n for n, v in zip(names, out, strict=True) if v is None]
+    if missing:
+        raise ValueError(f"No value given for {what}s {missing}{' of ' + owner if owner else ''}.")
+    return [float(v) for v in out]  # type: ignore[arg-type]
