@@ -97,10 +97,16 @@ class Entity:
         self.body_ids_global, self.body_names = ours(mujoco.mjtObj.mjOBJ_BODY, model.nbody)
         self.geom_ids_global, self.geom_names = ours(mujoco.mjtObj.mjOBJ_GEOM, model.ngeom)
         self.site_ids_global, self.site_names = ours(mujoco.mjtObj.mjOBJ_SITE, model.nsite)
-        joint_ids, joint_names = ours(mujoco.mjtObj.mjOBJ_JOINT, model.njnt)
         if not self.body_ids_global:
             raise ValueError(f"Entity '{self.name}' has no bodies in the compiled model.")
         root = self.body_ids_global[0]
+        # Joints by owning body (a free joint is often unnamed).
+        body_set = set(self.body_ids_global)
+        joint_ids = [j for j in range(model.njnt) if int(model.jnt_bodyid[j]) in body_set]
+        joint_names = [
+            (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or "").removeprefix(prefix)
+            for j in joint_ids
+        ]
         free = [j for j in joint_ids if model.jnt_type[j] == _FREE]
         self.is_fixed_base = not free
         self.joint_ids_global = [j for j in joint_ids if model.jnt_type[j] != _FREE]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,7 +69,11 @@ class Scene:
             if _is_fixed_base(entity.spec):
                 frame.pos = list(ent_cfg.init_state.pos)
                 frame.quat = list(ent_cfg.init_state.rot)
-            self.spec.attach(entity.spec, prefix=f"{name}/", frame=frame)
+            with warnings.catch_warnings():
+                # An MJCF's own <option> (e.g. Go1's elliptic cone) conflicts with the scene's;
+                # the scene keeps its own and SimulationCfg sets the physics options anyway.
+                warnings.filterwarnings("ignore", message="Attach conflict")
+                self.spec.attach(entity.spec, prefix=f"{name}/", frame=frame)
             self.entities[name] = entity
         self.sensors: dict[str, Sensor] = {}
         for s_cfg in cfg.sensors:

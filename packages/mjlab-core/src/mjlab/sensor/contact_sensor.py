@@ -77,7 +77,9 @@ class ContactSensor(Sensor):
             raise ValueError(f"Contact sensor '{self.name}': unknown entity '{match.entity}'.")
         ent = entities[match.entity]
         objs = ent.spec.geoms if match.mode == "geom" else ent.spec.bodies
-        names = [o.name for o in objs if o.name]
+        # After the scene attaches the entity, its spec's names carry the "<entity>/" prefix.
+        prefix = f"{match.entity}/"
+        names = [o.name.removeprefix(prefix) for o in objs if o.name]
         _, found = resolve_matching_names(
             match.patterns, names, what=match.mode, owner=f"entity '{match.entity}'"
         )

@@ -1,0 +1,1 @@
+"""Velocity tracking tasks (Go1, G1; flat and rough terrain)."""

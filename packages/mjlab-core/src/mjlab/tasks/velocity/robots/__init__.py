@@ -1,0 +1,23 @@
+"""Robot constants of the velocity tasks: one module per robot.
+
+PD gains follow from each joint's reflected inertia (MuJoCo armature, kg m^2) and a chosen
+closed-loop natural frequency w and damping ratio z of the joint as a second-order system
+I qdd + kd qd + kp q = 0 (I = armature, link inertia neglected):
+
+    kp = I w^2,   kd = 2 z I w
+
+The action scale is 0.25 * effort_limit / kp: a unit action asks for a quarter of the
+motor's torque at zero velocity, so exploration noise stays within what the motors can do.
+"""
+
+import math
+
+NATURAL_FREQ = 10.0 * 2.0 * math.pi
+"""w, rad/s (10 Hz)."""
+DAMPING_RATIO = 2.0
+"""z (overdamped: no oscillation about the target)."""
+
+
+def pd_gains(armature: float) -> tuple[float, float]:
+    """(kp N m/rad, kd N m s/rad) for a joint of reflected inertia `armature` kg m^2."""
+    return armature * NATURAL_FREQ**2, 2.0 * DAMPING_RATIO * armature * NATURAL_FREQ

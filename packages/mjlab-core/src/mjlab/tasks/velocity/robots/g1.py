@@ -1,0 +1,86 @@
+"""Unitree G1 29-DoF (mujoco-menagerie `unitree_g1`, entry `g1_mjx`: simplified colliders)."""
+
+from __future__ import annotations
+
+import mujoco
+
+from mjlab.actuator import PositionActuatorCfg
+from mjlab.entity import EntityArticulationInfoCfg, EntityCfg, InitialStateCfg
+from mjlab.tasks.velocity.robots import pd_gains
+
+MENAGERIE_ROBOT = "unitree_g1"
+MENAGERIE_ENTRY = "g1_mjx"
+
+FOOT_BODIES = ("left_ankle_roll_link", "right_ankle_roll_link")
+
+# Reflected inertia per motor type, as in Menagerie's g1_mjx armature values (kg m^2):
+# 7520-14 0.01018, 7520-22 0.0251, dual 5020 0.00722, 5020 0.00361, 4010 0.00425.
+ARMATURE = {
+    ".*_hip_pitch_joint": 0.01018,
+    ".*_hip_yaw_joint": 0.01018,
+    ".*_hip_roll_joint": 0.0251,
+    ".*_knee_joint": 0.0251,
+    ".*_ankle_.*_joint": 0.00722,
+    "waist_yaw_joint": 0.01018,
+    "waist_(roll|pitch)_joint": 0.00722,
+    ".*_shoulder_.*_joint": 0.00361,
+    ".*_elbow_joint": 0.00361,
+    ".*_wrist_roll_joint": 0.00361,
+    ".*_wrist_(pitch|yaw)_joint": 0.00425,
+}
+# Peak torques of the same motor types (Unitree G1 specification), N m.
+EFFORT_LIMIT = {
+    ".*_hip_pitch_joint": 88.0,
+    ".*_hip_yaw_joint": 88.0,
+    ".*_hip_roll_joint": 139.0,
+    ".*_knee_joint": 139.0,
+    ".*_ankle_.*_joint": 50.0,
+    "waist_yaw_joint": 88.0,
+    "waist_(roll|pitch)_joint": 50.0,
+    ".*_shoulder_.*_joint": 25.0,
+    ".*_elbow_joint": 25.0,
+    ".*_wrist_roll_joint": 25.0,
+    ".*_wrist_(pitch|yaw)_joint": 5.0,
+}
+STIFFNESS = {k: pd_gains(v)[0] for k, v in ARMATURE.items()}
+DAMPING = {k: pd_gains(v)[1] for k, v in ARMATURE.items()}
+ACTION_SCALE = {k: 0.25 * EFFORT_LIMIT[k] / STIFFNESS[k] for k in ARMATURE}
+
+DEFAULT_JOINT_POS = {
+    ".*": 0.0,
+    ".*_hip_pitch_joint": -0.1,
+    ".*_knee_joint": 0.3,
+    ".*_ankle_pitch_joint": -0.2,
+    ".*_shoulder_pitch_joint": 0.2,
+    "left_shoulder_roll_joint": 0.2,
+    "right_shoulder_roll_joint": -0.2,
+    ".*_elbow_joint": 1.28,
+}
+"""Knees-bent standing pose, rad (Menagerie's scene_mjx keyframe)."""
+INIT_POS = (0.0, 0.0, 0.8)
+"""Spawn height of the pelvis, m."""
+
+
+def spec() -> mujoco.MjSpec:
+    import mujoco_menagerie
+
+    return mujoco_menagerie.get(MENAGERIE_ROBOT).spec(MENAGERIE_ENTRY)
+
+
+def entity_cfg() -> EntityCfg:
+    return EntityCfg(
+        spec_fn=spec,
+        init_state=InitialStateCfg(pos=INIT_POS, joint_pos=dict(DEFAULT_JOINT_POS)),
+        articulation=EntityArticulationInfoCfg(
+            actuators=(
+                PositionActuatorCfg(
+                    joint_names_expr=(".*",),
+                    stiffness=STIFFNESS,
+                    damping=DAMPING,
+                    effort_limit=EFFORT_LIMIT,
+                    armature=ARMATURE,
+                ),
+            ),
+            soft_joint_pos_limit_factor=0.9,
+        ),
+    )

@@ -1,0 +1,62 @@
+"""The Go1 and G1 velocity tasks' robot descriptions and config functions."""
+
+from __future__ import annotations
+
+from mjlab.sensor import ContactMatch
+from mjlab.tasks.velocity.robots import g1, go1
+from mjlab.tasks.velocity.velocity_env_cfg import (
+    RobotTaskInfo,
+    velocity_env_cfg,
+    velocity_play_env_cfg,
+)
+
+GO1 = RobotTaskInfo(
+    module=go1,
+    base_body="trunk",
+    feet=ContactMatch(mode="geom", patterns=go1.FOOT_GEOMS),
+    illegal=ContactMatch(mode="body", patterns=("trunk",)),
+    undesired=ContactMatch(mode="body", patterns=(".*_thigh",)),
+    min_base_height=0.15,
+    air_time_threshold=0.25,
+)
+G1 = RobotTaskInfo(
+    module=g1,
+    base_body="pelvis",
+    feet=ContactMatch(mode="subtree", patterns=g1.FOOT_BODIES),
+    illegal=ContactMatch(mode="body", patterns=("pelvis", "torso_link")),
+    undesired=None,
+    min_base_height=0.4,
+    air_time_threshold=0.4,
+)
+
+
+def go1_flat() -> object:
+    return velocity_env_cfg(GO1, rough=False)
+
+
+def go1_flat_play() -> object:
+    return velocity_play_env_cfg(GO1, rough=False)
+
+
+def go1_rough() -> object:
+    return velocity_env_cfg(GO1, rough=True)
+
+
+def go1_rough_play() -> object:
+    return velocity_play_env_cfg(GO1, rough=True)
+
+
+def g1_flat() -> object:
+    return velocity_env_cfg(G1, rough=False)
+
+
+def g1_flat_play() -> object:
+    return velocity_play_env_cfg(G1, rough=False)
+
+
+def g1_rough() -> object:
+    return velocity_env_cfg(G1, rough=True)
+
+
+def g1_rough_play() -> object:
+    return velocity_play_env_cfg(G1, rough=True)
