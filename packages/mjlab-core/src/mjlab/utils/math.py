@@ -118,7 +118,7 @@ def quat_apply_yaw(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
 def heading_from_quat(q: torch.Tensor) -> torch.Tensor:
     """Heading: yaw of the body x axis in the world xy plane, rad in (-pi, pi]. Returns: (...)."""
     fwd = quat_apply(
-        q, torch.tensor([1.0, 0.0, 0.0], dtype=q.dtype, device=q.device).expand(q.shape[:-1] + (3,))
+        q, torch.tensor([1.0, 0.0, 0.0], dtype=q.dtype, device=q.device).expand((*q.shape[:-1], 3))
     )
     return torch.atan2(fwd[..., 1], fwd[..., 0])
 
@@ -139,7 +139,7 @@ def matrix_from_quat(q: torch.Tensor) -> torch.Tensor:
             1 - 2 * (x * x + y * y),
         ],
         dim=-1,
-    ).reshape(q.shape[:-1] + (3, 3))
+    ).reshape((*q.shape[:-1], 3, 3))
 
 
 def quat_from_matrix(m: torch.Tensor) -> torch.Tensor:
@@ -191,7 +191,7 @@ def quat_from_matrix(m: torch.Tensor) -> torch.Tensor:
         [1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], -1
     )
     best = diag.argmax(dim=-1, keepdim=True)
-    q = torch.gather(cands, -2, best.unsqueeze(-1).expand(best.shape + (4,))).squeeze(-2)
+    q = torch.gather(cands, -2, best.unsqueeze(-1).expand((*best.shape, 4))).squeeze(-2)
     q = normalize(q)
     return torch.where(q[..., :1] < 0, -q, q)
 
@@ -219,7 +219,7 @@ def subtract_frame_transforms(
 
 def projected_gravity(q: torch.Tensor) -> torch.Tensor:
     """World gravity direction (0, 0, -1) in the frame of q. Returns: (..., 3)."""
-    g = torch.tensor([0.0, 0.0, -1.0], dtype=q.dtype, device=q.device).expand(q.shape[:-1] + (3,))
+    g = torch.tensor([0.0, 0.0, -1.0], dtype=q.dtype, device=q.device).expand((*q.shape[:-1], 3))
     return quat_apply_inverse(q, g)
 
 
