@@ -136,10 +136,8 @@ class Entity:
         self.joint_actuator_ids = act_for_joint
         """(num_joints,) actuator id driving each joint, -1 where none."""
         self.actuated_joint_ids = np.nonzero(act_for_joint >= 0)[0]
-        self.actuator_names = [
-            mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, int(a))[len(prefix) :]
-            for a in act_for_joint[self.actuated_joint_ids]
-        ]
+        self.actuator_names = [self.joint_names[j] for j in self.actuated_joint_ids]
+        """Names of the actuated joints, in joint order (actions select actuators by these)."""
         self._ctrl_ids = torch.as_tensor(act_for_joint[self.actuated_joint_ids], device=self.device)
 
         self.data = EntityData(self, model, env_origins)

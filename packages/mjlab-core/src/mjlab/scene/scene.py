@@ -83,7 +83,9 @@ class Scene:
 
     def compile(self) -> mujoco.MjModel:
         """Compile the composed spec into the scene's MjModel."""
-        return self.spec.compile()
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Attach conflict")
+            return self.spec.compile()
 
     def initialize(self, sim, generator: torch.Generator | None = None) -> None:
         """Bind entities and sensors to the compiled model and the simulation."""
