@@ -360,6 +360,8 @@ class EntityData:
             n, 1
         )
         """(num_envs, num_joints) joint armature, kg m^2."""
+        self.nominal_gains = {"stiffness": kp, "damping": kd, "effort_limit": effort}
+        """Per-joint gains of the compiled model (before any per-env randomization), numpy."""
         self.is_position_actuated = torch.tensor(is_pos[entity.actuated_joint_ids], **f32)
         """(num_actuated,) 1 where a joint's actuator is a position servo."""
 

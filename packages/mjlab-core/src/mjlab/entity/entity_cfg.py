@@ -94,6 +94,9 @@ class EntityCfg:
     """Actuation; None keeps the MJCF's actuators."""
     collisions: tuple[CollisionCfg, ...] = ()
     """Contact property edits, applied in order."""
+    menagerie: tuple[str, str] | None = None
+    """(robot, entry) in mujoco-menagerie that spec_fn loads, recorded in exported policies
+    so that deploy tools can load the same model; None for other sources."""
 
     def __post_init__(self) -> None:
         if not callable(self.spec_fn):

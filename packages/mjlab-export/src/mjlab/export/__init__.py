@@ -1,1 +1,21 @@
-"""export."""
+"""Export trained policies to ONNX with deployment metadata (needs torch: mjlab-export[torch])."""
+
+from mjlab.deploy.metadata import (
+    CommandSpec,
+    DeploymentMetadata,
+    ObservationTermSpec,
+    RobotModelSpec,
+)
+from mjlab.export.exporter import PARITY_TOLERANCE, check_onnx_parity, export_policy
+from mjlab.export.from_env import metadata_from_env
+
+__all__ = [
+    "PARITY_TOLERANCE",
+    "CommandSpec",
+    "DeploymentMetadata",
+    "ObservationTermSpec",
+    "RobotModelSpec",
+    "check_onnx_parity",
+    "export_policy",
+    "metadata_from_env",
+]

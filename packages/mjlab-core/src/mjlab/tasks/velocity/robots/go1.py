@@ -44,6 +44,7 @@ def spec() -> mujoco.MjSpec:
 def entity_cfg() -> EntityCfg:
     return EntityCfg(
         spec_fn=spec,
+        menagerie=(MENAGERIE_ROBOT, MENAGERIE_ENTRY),
         init_state=InitialStateCfg(pos=INIT_POS, joint_pos=dict(DEFAULT_JOINT_POS)),
         articulation=EntityArticulationInfoCfg(
             actuators=(

@@ -1,0 +1,108 @@
+"""Shared pieces of the commands: device choice, run folders, config dumps, CLI parsing."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import torch
+import yaml
+
+
+def choose_device(requested: str | None) -> str:
+    """CUDA when available, else CPU; an explicit `requested` wins. Printed (case C08)."""
+    if requested:
+        device = requested
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise SystemExit(
+                f"--device {device} was requested but no CUDA device is available; use --device cpu."
+            )
+    else:
+        device = "cuda:0" if torch.cuda.is_available() else "cpu"
+    print(f"[mjlab] device: {device}" + ("" if requested else " (auto; override with --device)"))
+    return device
+
+
+def task_from_argv(prog: str, argv: list[str]) -> tuple[str, list[str]]:
+    """Split `prog TASK [options]` into the task id and the rest; print help and tasks if missing."""
+    from mjlab.tasks import list_tasks
+
+    if not argv or argv[0].startswith("-"):
+        print(f"usage: {prog} TASK [--env.<field> VALUE ...] [--agent.<field> VALUE ...]\n")
+        print("tasks:\n  " + "\n  ".join(list_tasks()))
+        raise SystemExit(0 if argv and argv[0] in ("-h", "--help") else 2)
+    return argv[0], argv[1:]
+
+
+def to_plain(value: Any) -> Any:
+    """A YAML-safe view of a config: dataclasses as dicts, callables as 'module:qualname'."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if callable(value):
+        return f"{getattr(value, '__module__', '?')}:{getattr(value, '__qualname__', repr(value))}"
+    return repr(value)
+
+
+def dump_params(log_dir: Path, env_cfg: Any, agent_cfg: Any) -> None:
+    params = log_dir / "params"
+    params.mkdir(parents=True, exist_ok=True)
+    (params / "env.yaml").write_text(yaml.safe_dump(to_plain(env_cfg), sort_keys=False))
+    (params / "agent.yaml").write_text(yaml.safe_dump(to_plain(agent_cfg), sort_keys=False))
+
+
+def new_run_dir(log_root: Path, experiment: str, run_name: str) -> Path:
+    stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    return log_root / experiment / (f"{stamp}_{run_name}" if run_name else stamp)
+
+
+def find_checkpoint(experiment_dir: Path, load_run: str, load_checkpoint: str) -> Path:
+    """The latest (alphabetical) run matching `load_run` and in it the latest checkpoint matching
+    `load_checkpoint` (model_<iteration>.pt sorted by iteration).
+
+    Raises:
+        FileNotFoundError: naming what was searched.
+    """
+    runs = sorted(
+        p for p in experiment_dir.glob("*") if p.is_dir() and re.fullmatch(load_run, p.name)
+    )
+    if not runs:
+        raise FileNotFoundError(f"No run folder in {experiment_dir} matches load_run='{load_run}'.")
+    run = runs[-1]
+
+    def order(p: Path) -> tuple:
+        m = re.search(r"(\d+)", p.stem)
+        return (int(m.group(1)) if m else -1, p.name)
+
+    ckpts = sorted(
+        (p for p in run.glob("*.pt") if re.fullmatch(load_checkpoint, p.name)), key=order
+    )
+    if not ckpts:
+        raise FileNotFoundError(
+            f"No checkpoint in {run} matches load_checkpoint='{load_checkpoint}'."
+        )
+    return ckpts[-1]
+
+
+def configure_wandb(logger: str) -> None:
+    """wandb runs offline, with a note, when no credentials are configured."""
+    if logger != "wandb" or os.environ.get("WANDB_MODE"):
+        return
+    has_key = bool(os.environ.get("WANDB_API_KEY"))
+    netrc = Path.home() / ".netrc"
+    if not has_key and not (netrc.exists() and "api.wandb.ai" in netrc.read_text(errors="ignore")):
+        os.environ["WANDB_MODE"] = "offline"
+        print(
+            "[mjlab] wandb: no credentials found, logging offline (run `wandb login` to sync).",
+            file=sys.stderr,
+        )

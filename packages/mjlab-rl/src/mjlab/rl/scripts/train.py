@@ -1,0 +1,132 @@
+"""`train TASK [--env.* ...] [--agent.* ...]`: train a task with rsl-rl PPO.
+
+Every config field can be overridden, e.g.
+`train Mjlab-Velocity-Flat-Unitree-Go1 --env.scene.num-envs 4096 --agent.max-iterations 1000`.
+Runs go to logs/rsl_rl/<experiment_name>/<timestamp>[_<run_name>]/ with params/env.yaml,
+params/agent.yaml, model_<it>.pt checkpoints and policy.onnx beside them.
+Multi-GPU: `torchrun --nproc-per-node N -m mjlab.rl.scripts.train TASK ...` (rsl-rl's data-parallel
+mode: each rank simulates its own envs on cuda:<local_rank>).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import tyro
+
+from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
+from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
+from mjlab.rl.runner import MjlabOnPolicyRunner
+from mjlab.rl.scripts.common import (
+    choose_device,
+    configure_wandb,
+    dump_params,
+    find_checkpoint,
+    new_run_dir,
+    task_from_argv,
+)
+from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
+
+
+@dataclasses.dataclass(kw_only=True)
+class TrainCfg:
+    """Training run."""
+
+    env: ManagerBasedRlEnvCfg
+    """The task's environment config."""
+    agent: RslRlOnPolicyRunnerCfg
+    """The task's PPO runner config."""
+    device: str | None = None
+    """Torch device; None: cuda:0 when available, else cpu."""
+    log_root: str = "logs/rsl_rl"
+    """Root of the run folders."""
+    init_at_random_ep_len: bool = True
+    """Start envs at random episode times so resets spread out."""
+    export_onnx: bool = True
+    """Write policy.onnx beside each checkpoint."""
+
+
+class _ExportingRunner(MjlabOnPolicyRunner):
+    """Writes policy.onnx beside each checkpoint; an export error is reported, not hidden."""
+
+    def save(self, path: str, infos: dict | None = None) -> None:
+        super().save(path, infos)
+        if self.cfg.get("export_onnx", True):
+            try:
+                self.export_policy_to_onnx(str(Path(path).parent))
+            except Exception:
+                print(
+                    f"[mjlab] ONNX export beside {path} FAILED:\n{traceback.format_exc()}",
+                    file=sys.stderr,
+                )
+
+
+def run(task_id: str, cfg: TrainCfg) -> Path:
+    """Train; returns the run folder."""
+    device = choose_device(cfg.device)
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        device = f"cuda:{local_rank}"
+        cfg.agent.seed += local_rank
+    cfg.env.seed = cfg.agent.seed
+    configure_wandb(cfg.agent.logger)
+    log_root = Path(cfg.log_root).resolve()
+    log_dir = new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name)
+    resume_path = None
+    if cfg.agent.resume:
+        resume_path = find_checkpoint(
+            log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
+        )
+    print(f"[mjlab] task: {task_id}  run folder: {log_dir}")
+    dump_params(log_dir, cfg.env, cfg.agent)
+
+    start = time.time()
+    env = ManagerBasedRlEnv(cfg.env, device=device)
+    wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)
+    print(
+        f"[mjlab] env: {env.num_envs} envs, obs {dict(env.observation_manager.group_dims)}, "
+        f"actions {env.action_manager.total_action_dim}, built in {time.time() - start:.1f} s"
+    )
+    train_cfg = to_rsl_rl_train_cfg(cfg.agent)
+    train_cfg["task_id"] = task_id
+    train_cfg["export_onnx"] = cfg.export_onnx
+    from mjlab.tasks import load_runner_cls
+
+    base = load_runner_cls(task_id) or MjlabOnPolicyRunner
+    runner_cls = (
+        type("Runner", (_ExportingRunner, base), {})
+        if base is not MjlabOnPolicyRunner
+        else _ExportingRunner
+    )
+    runner = runner_cls(wrapped, train_cfg, str(log_dir), device=device)
+    if resume_path is not None:
+        print(f"[mjlab] resuming from {resume_path}")
+        runner.load(str(resume_path))
+    runner.learn(cfg.agent.max_iterations, init_at_random_ep_len=cfg.init_at_random_ep_len)
+    env.close()
+    print(f"[mjlab] done in {time.time() - start:.0f} s; run folder: {log_dir}")
+    return log_dir
+
+
+def main(argv: list[str] | None = None) -> None:
+    from mjlab.tasks import load_env_cfg, load_rl_cfg
+
+    task_id, rest = task_from_argv("train", list(sys.argv[1:] if argv is None else argv))
+    default = TrainCfg(env=load_env_cfg(task_id), agent=load_rl_cfg(task_id))
+    cfg = tyro.cli(
+        TrainCfg,
+        default=default,
+        args=rest,
+        prog=f"train {task_id}",
+        config=(tyro.conf.AvoidSubcommands,),
+    )
+    run(task_id, cfg)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""PPO configs of the built-in tasks (referenced lazily by mjlab-core's task registry)."""
+
+from __future__ import annotations
+
+from mjlab.rl.config import RslRlModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
+
+
+def cartpole_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
+    """Small networks, short rollouts: Cartpole Balance solves in a few dozen iterations."""
+    return RslRlOnPolicyRunnerCfg(
+        experiment_name="cartpole",
+        num_steps_per_env=32,
+        max_iterations=100,
+        save_interval=50,
+        actor=RslRlModelCfg(
+            hidden_dims=(64, 64), stochastic=True, init_noise_std=1.0, obs_normalization=True
+        ),
+        critic=RslRlModelCfg(hidden_dims=(64, 64), obs_normalization=True),
+        algorithm=RslRlPpoAlgorithmCfg(learning_rate=1e-3, entropy_coef=0.005, num_mini_batches=4),
+        logger="tensorboard",
+    )
+
+
+def _velocity(experiment: str) -> RslRlOnPolicyRunnerCfg:
+    return RslRlOnPolicyRunnerCfg(
+        experiment_name=experiment,
+        num_steps_per_env=24,
+        max_iterations=1500,
+        save_interval=50,
+        actor=RslRlModelCfg(
+            hidden_dims=(512, 256, 128), stochastic=True, init_noise_std=1.0, obs_normalization=True
+        ),
+        critic=RslRlModelCfg(hidden_dims=(512, 256, 128), obs_normalization=True),
+        algorithm=RslRlPpoAlgorithmCfg(entropy_coef=0.01),
+    )
+
+
+def velocity_go1_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
+    return _velocity("go1_velocity")
+
+
+def velocity_g1_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
+    return _velocity("g1_velocity")
