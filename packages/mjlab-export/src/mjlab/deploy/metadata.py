@@ -40,6 +40,9 @@ class RobotModelSpec:
     """Spawn position of the root, m."""
     init_rot: list[float] = field(default_factory=lambda: [1.0, 0.0, 0.0, 0.0])
     """Spawn orientation, wxyz."""
+    geom_params: dict[str, list] = field(default_factory=dict)
+    """Contact parameters of the robot's geoms as trained, in the MJCF's geom order: condim,
+    friction (3), priority, solref (2), contype, conaffinity (the task may edit them)."""
 
 
 @dataclass(kw_only=True)

@@ -100,6 +100,16 @@ def metadata_from_env(
         except importlib_metadata.PackageNotFoundError:
             continue
     sim_cfg = env.cfg.sim.mujoco
+    model = env.sim.mj_model
+    g = list(entity.geom_ids_global)
+    geom_params = {
+        "condim": model.geom_condim[g].tolist(),
+        "friction": model.geom_friction[g].tolist(),
+        "priority": model.geom_priority[g].tolist(),
+        "solref": model.geom_solref[g].tolist(),
+        "contype": model.geom_contype[g].tolist(),
+        "conaffinity": model.geom_conaffinity[g].tolist(),
+    }
     return DeploymentMetadata(
         task_id=task_id,
         robot=RobotModelSpec(
@@ -108,6 +118,7 @@ def metadata_from_env(
             oid=oid,
             init_pos=[float(v) for v in init.pos],
             init_rot=[float(v) for v in init.rot],
+            geom_params=geom_params,
         ),
         joint_names=[entity.joint_names[j] for j in ids],
         stiffness=[float(gains["stiffness"][j]) for j in ids],

@@ -1,0 +1,159 @@
+"""`deploy inspect|bench|sim2sim policy.onnx`: look at, time and try an exported policy."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import tyro
+
+from mjlab.deploy.policy import OnnxPolicy
+
+
+@dataclasses.dataclass
+class Inspect:
+    """Print the policy's deployment metadata."""
+
+    policy: tyro.conf.Positional[Path]
+    """The .onnx file."""
+
+
+@dataclasses.dataclass
+class Bench:
+    """Time single-observation inference on one thread (p50/p99)."""
+
+    policy: tyro.conf.Positional[Path]
+    """The .onnx file."""
+    iterations: int = 2000
+    """Timed calls (after 100 warm-up calls)."""
+
+
+@dataclasses.dataclass
+class Sim2sim:
+    """Run the policy in plain MuJoCo on its mujoco-menagerie robot."""
+
+    policy: tyro.conf.Positional[Path]
+    """The .onnx file."""
+    command: tuple[float, float, float] = (0.5, 0.0, 0.0)
+    """Velocity command (vx m/s, vy m/s, wz rad/s), base frame."""
+    seconds: float = 10.0
+    """Simulated time, s."""
+    video: Path | None = None
+    """Write an mp4 of the run (MuJoCo renderer, headless with MUJOCO_GL=egl)."""
+
+
+def inspect(policy_path: Path) -> str:
+    policy = OnnxPolicy(policy_path)
+    m = policy.metadata
+    assert m is not None
+    lines = [
+        f"policy        {policy_path}",
+        f"task          {m.task_id or '-'}",
+        f"robot         {m.robot.menagerie_name}/{m.robot.entry} (oid {m.robot.oid})",
+        f"control       step_dt {m.step_dt} s = {m.decimation} x physics_dt {m.physics_dt} s; action {m.action_type}",
+        f"observation   {policy.obs_dim} values; actions {policy.action_dim}",
+        "",
+        f"{'joint':<28}{'kp':>9}{'kd':>8}{'effort':>9}{'armature':>10}{'default':>9}{'scale':>8}{'offset':>9}",
+    ]
+    for i, name in enumerate(m.joint_names):
+        lines.append(
+            f"{name:<28}{m.stiffness[i]:>9.3f}{m.damping[i]:>8.3f}{m.effort_limit[i]:>9.2f}"
+            f"{m.armature[i]:>10.5f}{m.default_joint_pos[i]:>9.3f}{m.action_scale[i]:>8.3f}{m.action_offset[i]:>9.3f}"
+        )
+    lines += [
+        "",
+        f"{'observation term':<22}{'func':<22}{'dim':>5}{'history':>9}{'scale':>10}  clip",
+    ]
+    for t in m.observations:
+        lines.append(
+            f"{t.name:<22}{t.func:<22}{t.dim:>5}{t.history_length:>9}{t.scale!s:>10}  {t.clip}"
+        )
+    for c in m.commands:
+        lines.append(
+            f"command {c.name} ({c.dim}): " + ", ".join(f"{k} {v}" for k, v in c.ranges.items())
+        )
+    if m.package_versions:
+        lines.append(
+            "versions: " + ", ".join(f"{k} {v}" for k, v in sorted(m.package_versions.items()))
+        )
+    return "\n".join(lines)
+
+
+def bench(policy_path: Path, iterations: int = 2000) -> dict[str, float]:
+    """p50/p99/mean single-observation latency, microseconds, on one onnxruntime thread."""
+    policy = OnnxPolicy(policy_path, allow_missing_metadata=True)
+    obs = np.random.default_rng(0).standard_normal(policy.obs_dim).astype(np.float32)
+    for _ in range(100):
+        policy(obs)
+    times = np.empty(iterations)
+    for i in range(iterations):
+        t0 = time.perf_counter()
+        policy(obs)
+        times[i] = time.perf_counter() - t0
+    us = times * 1e6
+    return {
+        "p50_us": float(np.percentile(us, 50)),
+        "p99_us": float(np.percentile(us, 99)),
+        "mean_us": float(us.mean()),
+    }
+
+
+def sim2sim(policy_path: Path, command, seconds: float, video: Path | None):
+    from mjlab.deploy.sim2sim import Sim2Sim
+
+    sim = Sim2Sim(OnnxPolicy(policy_path))
+    render = None
+    if video is not None:
+        import mujoco
+
+        renderer = mujoco.Renderer(sim.model, height=360, width=480)
+        camera = mujoco.MjvCamera()
+        camera.type = mujoco.mjtCamera.mjCAMERA_TRACKING
+        camera.trackbodyid = 1
+        camera.distance, camera.elevation, camera.azimuth = 2.0, -15.0, 120.0
+
+        def render(model, data):
+            renderer.update_scene(data, camera=camera)
+            return renderer.render()
+
+    report = sim.run(seconds=seconds, command=tuple(command), render=render)
+    if video is not None:
+        import imageio.v2 as imageio
+
+        video.parent.mkdir(parents=True, exist_ok=True)
+        imageio.mimwrite(
+            video, report.frames, fps=round(1.0 / sim.meta.step_dt), macro_block_size=1
+        )
+    return report
+
+
+def main(argv: list[str] | None = None) -> None:
+    cmd = tyro.cli(
+        Annotated[Inspect, tyro.conf.subcommand("inspect")]
+        | Annotated[Bench, tyro.conf.subcommand("bench")]
+        | Annotated[Sim2sim, tyro.conf.subcommand("sim2sim")],
+        args=sys.argv[1:] if argv is None else argv,
+        prog="deploy",
+    )
+    if isinstance(cmd, Inspect):
+        print(inspect(cmd.policy))
+    elif isinstance(cmd, Bench):
+        r = bench(cmd.policy, cmd.iterations)
+        print(
+            f"latency over {cmd.iterations} calls, 1 thread: p50 {r['p50_us']:.1f} us, p99 {r['p99_us']:.1f} us, mean {r['mean_us']:.1f} us"
+        )
+    else:
+        report = sim2sim(cmd.policy, cmd.command, cmd.seconds, cmd.video)
+        print(report.summary())
+        if cmd.video is not None:
+            print(f"video: {cmd.video}")
+        if report.falls:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
