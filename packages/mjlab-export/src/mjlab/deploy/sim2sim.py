@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import mujoco
 import numpy as np
@@ -68,7 +69,7 @@ class Sim2Sim:
             an observation term is not one sim2sim can compute.
     """
 
-    SUPPORTED_TERMS: dict[str, str] = {
+    SUPPORTED_TERMS: ClassVar[dict[str, str]] = {
         "base_lin_vel": "root linear velocity, base frame",
         "base_ang_vel": "root angular velocity, base frame",
         "projected_gravity": "gravity direction, base frame",
