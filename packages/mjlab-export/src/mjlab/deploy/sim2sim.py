@@ -94,7 +94,10 @@ class Sim2Sim:
         self.data = mujoco.MjData(self.model)
         self._configure(meta)
         self.fall_height = fall_height
-        self.command = np.zeros(max((c.dim for c in meta.commands), default=0))
+        dims = [c.dim for c in meta.commands] + [
+            t.dim for t in meta.observations if t.func == "generated_commands"
+        ]
+        self.command = np.zeros(max(dims, default=0))
         self.last_action = np.zeros(len(meta.joint_names))
         self.reset()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -63,18 +64,22 @@ def export_policy(
     dummy = torch.zeros(1, dim)
     with tempfile.TemporaryDirectory(dir=path.parent) as tmpdir:
         raw = Path(tmpdir) / "raw.onnx"
-        torch.onnx.export(
-            actor,
-            (dummy,),
-            str(raw),
-            export_params=True,
-            opset_version=opset,
-            verbose=verbose,
-            input_names=["obs"],
-            output_names=["actions"],
-            dynamic_axes={"obs": {0: "batch"}, "actions": {0: "batch"}},
-            dynamo=False,
-        )
+        with warnings.catch_warnings():
+            # The legacy (TorchScript) exporter is chosen on purpose: it handles dynamic_axes
+            # without the deprecation noise of the dynamo path for these small MLPs.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            torch.onnx.export(
+                actor,
+                (dummy,),
+                str(raw),
+                export_params=True,
+                opset_version=opset,
+                verbose=verbose,
+                input_names=["obs"],
+                output_names=["actions"],
+                dynamic_axes={"obs": {0: "batch"}, "actions": {0: "batch"}},
+                dynamo=False,
+            )
         model = onnx.load(str(raw), load_external_data=True)
         if metadata is not None:
             props = {METADATA_KEY: metadata.to_json(), **metadata.flat_items()}

@@ -1,0 +1,104 @@
+"""Torch-free fixtures: ONNX policies built with onnx.helper and matching metadata."""
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from mjlab.deploy import METADATA_KEY, DeploymentMetadata, ObservationTermSpec, RobotModelSpec
+
+
+def linear_policy(
+    path: Path,
+    weight: np.ndarray,
+    bias: np.ndarray,
+    metadata: DeploymentMetadata | None = None,
+    props=None,
+) -> Path:
+    """actions = obs @ weight + bias, dynamic batch, input "obs", output "actions"."""
+    d, a = weight.shape
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["obs", "W"], ["h"]),
+            helper.make_node("Add", ["h", "b"], ["actions"]),
+        ],
+        "linear_policy",
+        [helper.make_tensor_value_info("obs", TensorProto.FLOAT, ["batch", d])],
+        [helper.make_tensor_value_info("actions", TensorProto.FLOAT, ["batch", a])],
+        [
+            numpy_helper.from_array(weight.astype(np.float32), "W"),
+            numpy_helper.from_array(bias.astype(np.float32), "b"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    items = dict(props or {})
+    if metadata is not None:
+        items[METADATA_KEY] = metadata.to_json()
+        items.update(metadata.flat_items())
+    for key, value in items.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save_model(model, str(path))
+    return path
+
+
+def go1_like_metadata(history: int = 0) -> DeploymentMetadata:
+    joints = [
+        f"{leg}_{part}_joint"
+        for leg in ("FR", "FL", "RR", "RL")
+        for part in ("hip", "thigh", "calf")
+    ]
+    default = [0.0, 0.9, -1.8] * 4
+    obs = [
+        ObservationTermSpec(name="base_lin_vel", func="base_lin_vel", dim=3),
+        ObservationTermSpec(name="base_ang_vel", func="base_ang_vel", dim=3, scale=0.25),
+        ObservationTermSpec(name="projected_gravity", func="projected_gravity", dim=3),
+        ObservationTermSpec(
+            name="command", func="generated_commands", dim=3, params={"command_name": "twist"}
+        ),
+        ObservationTermSpec(name="joint_pos", func="joint_pos_rel", dim=12, history_length=history),
+        ObservationTermSpec(name="joint_vel", func="joint_vel_rel", dim=12, clip=[-10.0, 10.0]),
+        ObservationTermSpec(name="actions", func="last_action", dim=12),
+    ]
+    return DeploymentMetadata(
+        task_id="Mjlab-Velocity-Flat-Unitree-Go1",
+        robot=RobotModelSpec(menagerie_name="unitree_go1", entry="go1", init_pos=[0.0, 0.0, 0.3]),
+        joint_names=joints,
+        stiffness=[39.47841760435743] * 12,
+        damping=[2.5132741228718345] * 12,
+        effort_limit=[23.7, 23.7, 35.55] * 4,
+        armature=[0.01] * 12,
+        default_joint_pos=default,
+        action_scale=[0.15, 0.15, 0.225] * 4,
+        action_offset=default,
+        observations=obs,
+        step_dt=0.02,
+        physics_dt=0.005,
+        decimation=4,
+        mujoco_options={
+            "timestep": 0.005,
+            "integrator": "implicitfast",
+            "cone": "pyramidal",
+            "iterations": 10,
+        },
+    )
+
+
+@pytest.fixture
+def go1_meta() -> DeploymentMetadata:
+    return go1_like_metadata()
+
+
+@pytest.fixture
+def make_policy():
+    """The `linear_policy` builder, for tests (test modules cannot import conftest)."""
+    return linear_policy
+
+
+@pytest.fixture
+def make_meta():
+    """The `go1_like_metadata` builder."""
+    return go1_like_metadata

@@ -1,0 +1,136 @@
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mjlab.deploy import OnnxPolicy
+from mjlab.deploy.cli import bench, inspect
+
+
+@pytest.fixture
+def policy_file(tmp_path, go1_meta, make_policy):
+    rng = np.random.default_rng(0)
+    weight = rng.standard_normal((go1_meta.obs_dim, 12)) * 0.1
+    return make_policy(tmp_path / "policy.onnx", weight, rng.standard_normal(12), go1_meta), weight
+
+
+def test_policy_exposes_metadata_and_matches_the_graph(policy_file):
+    path, weight = policy_file
+    policy = OnnxPolicy(path)
+    assert policy.joint_names[0] == "FR_hip_joint" and policy.obs_dim == 48
+    obs = np.random.default_rng(1).standard_normal((5, 48)).astype(np.float32)
+    bias = policy(obs) - obs @ weight.astype(np.float32)
+    np.testing.assert_allclose(bias, np.broadcast_to(bias[0], bias.shape), atol=1e-5)
+    assert policy(obs[0]).shape == (12,)
+
+
+def test_file_without_metadata_is_refused_unless_raw(tmp_path, make_policy):
+    path = make_policy(tmp_path / "raw.onnx", np.eye(3), np.zeros(3))
+    with pytest.raises(ValueError, match="has no 'mjlab.deployment' metadata"):
+        OnnxPolicy(path)
+    policy = OnnxPolicy(path, allow_missing_metadata=True)
+    np.testing.assert_allclose(policy(np.ones(3)), np.ones(3))
+    with pytest.raises(ValueError, match="without metadata"):
+        policy.joint_targets(np.zeros(3))
+
+
+def test_garbled_metadata_in_the_file_is_a_clear_error(tmp_path, make_policy):
+    path = make_policy(
+        tmp_path / "bad.onnx", np.eye(3), np.zeros(3), props={"mjlab.deployment": "{not json"}
+    )
+    with pytest.raises(ValueError, match="not valid JSON"):
+        OnnxPolicy(path)
+
+
+def test_metadata_that_disagrees_with_the_network_is_refused(tmp_path, go1_meta, make_policy):
+    path = make_policy(tmp_path / "p.onnx", np.zeros((40, 12)), np.zeros(12), go1_meta)
+    with pytest.raises(ValueError, match="add up to 48 values but the network takes 40"):
+        OnnxPolicy(path)
+
+
+def test_nan_observation_is_rejected(policy_file):
+    policy = OnnxPolicy(policy_file[0])
+    obs = np.zeros(48, dtype=np.float32)
+    obs[7] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or Inf at indices \[7\]"):
+        policy(obs)
+
+
+def _terms(value: float) -> dict:
+    return {
+        "base_lin_vel": np.full(3, value),
+        "base_ang_vel": np.full(3, 4.0),
+        "projected_gravity": np.array([0.0, 0.0, -1.0]),
+        "command": np.array([0.5, 0.0, 0.0]),
+        "joint_pos": np.full(12, value),
+        "joint_vel": np.full(12, 20.0),
+        "actions": np.zeros(12),
+    }
+
+
+def test_observation_is_assembled_in_file_order_with_scale_clip_and_history(
+    tmp_path, make_policy, make_meta
+):
+    meta = make_meta(history=3)
+    path = make_policy(tmp_path / "h.onnx", np.zeros((meta.obs_dim, 12)), np.zeros(12), meta)
+    policy = OnnxPolicy(path)
+    assert policy.obs_dim == 48 + 24
+    obs = policy.build_observation(_terms(1.0))
+    np.testing.assert_array_equal(obs[0:3], 1.0)
+    np.testing.assert_array_equal(obs[3:6], 1.0)  # 4.0 scaled by 0.25
+    np.testing.assert_array_equal(obs[9:12], [0.5, 0.0, 0.0])
+    # History filled with the first value on reset, then shifted once per call, oldest first.
+    np.testing.assert_array_equal(obs[12:48], 1.0)
+    np.testing.assert_array_equal(obs[48:60], 10.0)  # joint_vel clipped to 10
+    obs = policy.build_observation(_terms(2.0))
+    np.testing.assert_array_equal(obs[12:36], 1.0)
+    np.testing.assert_array_equal(obs[36:48], 2.0)
+    obs = policy.build_observation(_terms(3.0))
+    np.testing.assert_array_equal(obs[12:24], 1.0)
+    np.testing.assert_array_equal(obs[24:36], 2.0)
+    np.testing.assert_array_equal(obs[36:48], 3.0)
+    policy.reset()
+    np.testing.assert_array_equal(policy.build_observation(_terms(5.0))[12:48], 5.0)
+
+
+def test_wrong_or_missing_terms_are_named(policy_file):
+    policy = OnnxPolicy(policy_file[0])
+    terms = _terms(0.0)
+    terms["joint_pos"] = np.zeros(11)
+    with pytest.raises(ValueError, match=r"'joint_pos' has shape \(11,\); expected \(12,\)"):
+        policy.build_observation(terms)
+    del terms["joint_pos"]
+    with pytest.raises(ValueError, match=r"missing \['joint_pos'\]"):
+        policy.build_observation(terms)
+
+
+def test_joint_targets_follow_joint_order(tmp_path, go1_meta, make_policy):
+    # Case C02 at the robot end: per-joint arrays are in joint_names order.
+    go1_meta.stiffness = [10.0 + i for i in range(12)]
+    path = make_policy(tmp_path / "p.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
+    policy = OnnxPolicy(path)
+    actions = np.arange(12, dtype=np.float32)
+    q, kp, kd = policy.joint_targets(actions)
+    np.testing.assert_allclose(
+        q, np.array(go1_meta.default_joint_pos) + np.array(go1_meta.action_scale) * actions
+    )
+    np.testing.assert_array_equal(kp, np.arange(10.0, 22.0))
+    assert kd.shape == (12,)
+
+
+def test_latency_bench_and_inspect_run(policy_file):
+    result = bench(policy_file[0], iterations=200)
+    assert 0 < result["p50_us"] <= result["p99_us"]
+    text = inspect(policy_file[0])
+    assert "FR_hip_joint" in text and "unitree_go1/go1" in text
+
+
+def test_deploy_command_line_inspect(policy_file):
+    out = subprocess.run(
+        [sys.executable, "-m", "mjlab.deploy.cli", "inspect", str(policy_file[0])],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "Mjlab-Velocity-Flat-Unitree-Go1" in out
