@@ -27,7 +27,7 @@ def test_policy_exposes_metadata_and_matches_the_graph(policy_file):
 
 def test_file_without_metadata_is_refused_unless_raw(tmp_path, make_policy):
     path = make_policy(tmp_path / "raw.onnx", np.eye(3), np.zeros(3))
-    with pytest.raises(ValueError, match="has no 'mjlab.deployment' metadata"):
+    with pytest.raises(ValueError, match=r"has no 'mjlab\.deployment' metadata"):
         OnnxPolicy(path)
     policy = OnnxPolicy(path, allow_missing_metadata=True)
     np.testing.assert_allclose(policy(np.ones(3)), np.ones(3))

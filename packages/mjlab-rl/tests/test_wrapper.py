@@ -46,7 +46,7 @@ def test_get_observations_has_no_side_effects():
 def test_step_returns_dones_and_time_outs():
     env = _env(num_envs=2)
     env.episode_length_buf = torch.tensor([499, 10])
-    obs, rew, dones, extras = env.step(torch.zeros(2, 1))
+    _, rew, dones, extras = env.step(torch.zeros(2, 1))
     assert dones.tolist() == [1, 0]
     assert extras["time_outs"].tolist() == [True, False]
     assert env.episode_length_buf.tolist() == [0, 11]
