@@ -17,5 +17,8 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 # Local Ray clusters in tests bind to 127.0.0.1 only and need no auth token.
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+# Under `uv run`, Ray 2.60 would rebuild the uv environment inside every worker; the workers
+# share this interpreter's environment instead.
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 # wandb never reaches the network from tests.
 os.environ.setdefault("WANDB_MODE", "offline")

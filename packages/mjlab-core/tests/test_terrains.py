@@ -1,4 +1,4 @@
-"""Terrains: plane origins, generated height fields, the curriculum hook."""
+"""Terrains: plane origins, generated height fields seen by MuJoCo rays, the curriculum hook."""
 
 import itertools
 
@@ -11,6 +11,8 @@ from mjlab.terrains import (
     FlatTerrainCfg,
     PyramidSlopedTerrainCfg,
     PyramidStairsTerrainCfg,
+    RandomBoxesTerrainCfg,
+    RandomGridBoxesTerrainCfg,
     RandomRoughTerrainCfg,
     TerrainGenerator,
     TerrainGeneratorCfg,
@@ -18,24 +20,56 @@ from mjlab.terrains import (
     TerrainImporterCfg,
 )
 
+HS = 0.1
+# MuJoCo stores the hfield as float32 values in [0, 1] scaled by the height range (< 2 m here).
+EXACT = 1e-5
 
-def _gen_cfg(**kw):
+
+def _gen_cfg(**kw) -> TerrainGeneratorCfg:
     base = dict(
         size=(4.0, 4.0),
         num_rows=3,
-        num_cols=3,
+        num_cols=4,
         border_width=1.0,
+        horizontal_scale=HS,
         sub_terrains={
-            "rough": RandomRoughTerrainCfg(proportion=1.0),
-            "slope": PyramidSlopedTerrainCfg(proportion=1.0),
-            "stairs": PyramidStairsTerrainCfg(proportion=1.0),
+            "flat": FlatTerrainCfg(),
+            "slope": PyramidSlopedTerrainCfg(),
+            "rough": RandomRoughTerrainCfg(),
+            "stairs": PyramidStairsTerrainCfg(inverted=True),
         },
     )
     base.update(kw)
     return TerrainGeneratorCfg(**base)
 
 
-def test_plane_gives_a_grid_of_origins():
+def _compile(add) -> tuple[mujoco.MjModel, mujoco.MjData]:
+    spec = mujoco.MjSpec()
+    add(spec)
+    model = spec.compile()
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    return model, data
+
+
+def _ray_heights(model, data, xs, ys, z0=10.0) -> np.ndarray:
+    """World z where a ray cast straight down from z0 at each (x, y) hits a geom."""
+    geomid = np.zeros(1, dtype=np.int32)
+    down = np.array([0.0, 0.0, -1.0])
+    dist = [
+        mujoco.mj_ray(model, data, np.array([x, y, z0]), down, None, 1, -1, geomid)
+        for x, y in zip(np.ravel(xs), np.ravel(ys), strict=True)
+    ]
+    assert min(dist) > 0, "a ray missed the terrain"
+    return z0 - np.array(dist)
+
+
+# --------------------------------------------------------------------------------------------
+# Plane.
+# --------------------------------------------------------------------------------------------
+
+
+def test_plane_gives_a_centred_grid_of_origins():
     imp = TerrainImporter(TerrainImporterCfg(env_spacing=2.0))
     imp.configure_env_origins(4)
     assert imp.env_origins.tolist() == [
@@ -44,82 +78,246 @@ def test_plane_gives_a_grid_of_origins():
         [1.0, -1.0, 0.0],
         [1.0, 1.0, 0.0],
     ]
+    imp.configure_env_origins(9)
+    o = imp.env_origins
+    assert o.shape == (9, 3) and o.dtype == torch.float32
+    assert torch.equal(o.mean(dim=0), torch.zeros(3))
+    assert sorted(set(o[:, 0].tolist())) == [-2.0, 0.0, 2.0]
+    assert imp.terrain_levels is None
+    imp.update_env_origins(torch.arange(9), torch.ones(9, dtype=torch.bool), torch.zeros(9))
+    assert torch.equal(imp.env_origins, o)
 
 
-def test_generated_terrain_compiles_and_rays_see_the_height_map():
+def test_plane_is_a_geom_named_terrain_at_zero_height():
+    imp = TerrainImporter(TerrainImporterCfg(friction=(0.8, 0.01, 0.001)))
+    model, data = _compile(imp.add_to_spec)
+    gid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, "terrain")
+    assert model.geom_type[gid] == mujoco.mjtGeom.mjGEOM_PLANE
+    np.testing.assert_allclose(model.geom_friction[gid], [0.8, 0.01, 0.001])
+    np.testing.assert_allclose(_ray_heights(model, data, [3.0, -50.0], [-7.0, 20.0]), 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Generated height field.
+# --------------------------------------------------------------------------------------------
+
+
+def test_generated_terrain_matches_the_height_map_at_every_vertex():
+    """Checks MuJoCo's hfield layout: rows along y from -size_y, columns along x, z offset."""
     gen = TerrainGenerator(_gen_cfg())
-    spec = mujoco.MjSpec()
-    gen.add_to_spec(spec)
-    model = spec.compile()
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
+    model, data = _compile(gen.add_to_spec)
+    assert model.nhfield == 1 and model.hfield_ncol[0] == gen.x.size
+    assert model.hfield_nrow[0] == gen.y.size
+    # Every 3rd vertex of the whole map (about 3000 rays) except the outermost ring.
+    ix, iy = np.meshgrid(np.arange(1, gen.x.size - 1, 3), np.arange(1, gen.y.size - 1, 3))
+    hit = _ray_heights(model, data, gen.x[ix], gen.y[iy])
+    expected = gen.heights[ix, iy].ravel()
+    assert np.abs(hit - expected).max() < EXACT
+    # The map is not symmetric, so a swapped or flipped layout could not pass.
+    assert not np.allclose(gen.heights, gen.heights[::-1]) and gen.x.size != gen.y.size
+
+
+def test_rays_between_vertices_interpolate_within_the_cell():
+    """Between vertices MuJoCo's surface is piecewise linear, so a ray lands between the lowest
+    and highest corner of its cell; the nearest vertex is thus off by at most the height change
+    across the cell (half a cell of distance to the nearest vertex, both ways)."""
+    gen = TerrainGenerator(_gen_cfg())
+    model, data = _compile(gen.add_to_spec)
     rng = np.random.default_rng(0)
-    half = np.array(gen.extent) / 2 - 0.5
-    xs, ys = rng.uniform(-half[0], half[0], 200), rng.uniform(-half[1], half[1], 200)
-    geomid = np.zeros(1, dtype=np.int32)
-    hit = np.array(
-        [
-            10.0
-            - mujoco.mj_ray(
-                model, data, np.array([x, y, 10.0]), np.array([0, 0, -1.0]), None, 1, -1, geomid
-            )
-            for x, y in zip(xs, ys, strict=True)
-        ]
+    xs = rng.uniform(gen.x[1], gen.x[-2], 400)
+    ys = rng.uniform(gen.y[1], gen.y[-2], 400)
+    hit = _ray_heights(model, data, xs, ys)
+    i0 = np.floor((xs - gen.x[0]) / HS).astype(int)
+    j0 = np.floor((ys - gen.y[0]) / HS).astype(int)
+    corners = np.stack(
+        [gen.heights[i0 + a, j0 + b] for a, b in itertools.product((0, 1), repeat=2)]
     )
-    # The ray hits the bilinear surface between samples; the nearest sample differs by at most
-    # the height change over half a cell (steepest here: a 0.15 m stair riser).
-    assert np.abs(hit - gen.height_at(xs, ys)).max() <= 0.16
-    assert np.median(np.abs(hit - gen.height_at(xs, ys))) < 0.01
+    assert (hit >= corners.min(axis=0) - EXACT).all()
+    assert (hit <= corners.max(axis=0) + EXACT).all()
+    spread = corners.max(axis=0) - corners.min(axis=0)
+    assert (np.abs(hit - gen.height_at(xs, ys)) <= spread + EXACT).all()
 
 
-def test_difficulty_grows_row_by_row_and_the_seed_fixes_the_map():
-    gen = TerrainGenerator(
-        _gen_cfg(sub_terrains={"stairs": PyramidStairsTerrainCfg()}, num_rows=4, num_cols=1)
+def test_flat_and_slope_sub_terrains_have_their_known_shape_under_rays():
+    cfg = _gen_cfg(
+        sub_terrains={
+            "flat": FlatTerrainCfg(),
+            "slope": PyramidSlopedTerrainCfg(slope_range=(0.3, 0.3), platform_width=1.0),
+        },
+        num_cols=2,
     )
-    n = round(4.0 / 0.1)
-    border = 10
-    tallest = [
-        gen.heights[border + i * n : border + (i + 1) * n, border : border + n].max()
-        for i in range(4)
-    ]
-    assert all(a < b for a, b in itertools.pairwise(tallest)), tallest
-    again = TerrainGenerator(
-        _gen_cfg(sub_terrains={"stairs": PyramidStairsTerrainCfg()}, num_rows=4, num_cols=1)
+    gen = TerrainGenerator(cfg)
+    model, data = _compile(gen.add_to_spec)
+    assert list(gen.sub_terrain_names[:, 0]) == ["flat"] * 3
+    assert list(gen.sub_terrain_names[:, 1]) == ["slope"] * 3
+    # Flat column: z = 0 anywhere inside it.
+    ox, oy, oz = gen.origins[1, 0]
+    rng = np.random.default_rng(1)
+    dx, dy = rng.uniform(-1.9, 1.9, (2, 50))
+    np.testing.assert_allclose(_ray_heights(model, data, ox + dx, oy + dy), 0.0, atol=EXACT)
+    assert oz == 0.0
+    # Slope column: rises 0.3 m per m from the edge (z = 0) to the 1 m platform (z = 0.45).
+    ox, oy, oz = gen.origins[2, 1]
+    assert oz == pytest.approx(0.3 * 1.5, abs=cfg.vertical_scale)
+    d = np.linspace(0.0, 1.5, 7)  # distance inward from the sub-terrain's -x edge, m
+    hit = _ray_heights(model, data, ox - 2.0 + d, np.full_like(d, oy))
+    np.testing.assert_allclose(hit, 0.3 * d, atol=cfg.vertical_scale)
+    platform = _ray_heights(
+        model, data, ox + np.array([-0.4, 0.0, 0.4]), oy + np.array([0.4, 0, -0.4])
     )
-    assert np.array_equal(gen.heights, again.heights)
-    other = TerrainGenerator(_gen_cfg(seed=1))
-    assert not np.array_equal(TerrainGenerator(_gen_cfg()).heights, other.heights)
+    np.testing.assert_allclose(platform, oz, atol=EXACT)
 
 
-def test_origins_sit_on_the_platforms():
-    gen = TerrainGenerator(
-        _gen_cfg(sub_terrains={"slope": PyramidSlopedTerrainCfg(), "flat": FlatTerrainCfg()})
-    )
+def test_origins_sit_on_the_surface_at_the_sub_terrain_centres():
+    gen = TerrainGenerator(_gen_cfg())
+    model, data = _compile(gen.add_to_spec)
     o = gen.origins.reshape(-1, 3)
-    np.testing.assert_allclose(o[:, 2], gen.height_at(o[:, 0], o[:, 1]))
+    np.testing.assert_allclose(_ray_heights(model, data, o[:, 0], o[:, 1]), o[:, 2], atol=EXACT)
+    # Centres: sub-terrain (i, j) spans [border + 4 i, border + 4 (i + 1)] m from the map corner.
+    corner = -gen.extent / 2 + 1.0
+    np.testing.assert_allclose(
+        gen.origins[2, 3, :2], corner + np.array([4 * 2 + 2, 4 * 3 + 2]), atol=1e-9
+    )
+    # The inverted stairs column has its origin at the bottom of the pit.
+    j = list(gen.sub_terrain_names[0]).index("stairs")
+    assert (gen.origins[:, j, 2] < 0).all()
+
+
+def test_difficulty_grows_row_by_row():
+    rise_range = (0.05, 0.2)
+    cfg = _gen_cfg(
+        sub_terrains={"stairs": PyramidStairsTerrainCfg(step_height_range=rise_range)},
+        num_rows=3,
+        num_cols=1,
+    )
+    gen = TerrainGenerator(cfg)
+    d = gen.difficulties[:, 0]
+    assert all(a < b for a, b in itertools.pairwise(d)), d
+    assert all(i / 3 <= d[i] < (i + 1) / 3 for i in range(3))
+    n, border = 40, 10
+    rises = []
+    for i in range(3):
+        patch = gen.heights[border + i * n : border + (i + 1) * n, border : border + n]
+        rises.append(np.abs(np.diff(patch, axis=0)).max())
+    expected = rise_range[0] + d * (rise_range[1] - rise_range[0])
+    np.testing.assert_allclose(rises, expected, atol=cfg.vertical_scale)
+    assert rises[0] < rises[-1]
+    assert all(a < b for a, b in itertools.pairwise(gen.origins[:, 0, 2]))
+
+
+def test_same_seed_gives_the_same_height_map():
+    a = TerrainGenerator(_gen_cfg(seed=3))
+    b = TerrainGenerator(_gen_cfg(seed=3))
+    assert np.array_equal(a.heights, b.heights)
+    assert np.array_equal(a.origins, b.origins)
+    assert not np.array_equal(a.heights, TerrainGenerator(_gen_cfg(seed=4)).heights)
+
+
+def test_random_layout_follows_proportions_and_skips_zero_share_kinds():
+    cfg = _gen_cfg(
+        curriculum=False,
+        num_rows=10,
+        num_cols=10,
+        size=(1.0, 1.0),
+        sub_terrains={
+            "flat": FlatTerrainCfg(proportion=3.0),
+            "rough": RandomRoughTerrainCfg(proportion=1.0),
+            "never": PyramidSlopedTerrainCfg(proportion=0.0),
+        },
+    )
+    gen = TerrainGenerator(cfg)
+    names = list(gen.sub_terrain_names.ravel())
+    assert "never" not in names
+    assert 0.6 < names.count("flat") / 100 < 0.9
+    # Without a curriculum the difficulty does not follow the row.
+    assert gen.difficulties[0].max() > gen.difficulties[-1].min()
+
+
+def test_box_kinds_keep_a_flat_platform_and_bounded_heights():
+    shape, rng = (80, 80), np.random.default_rng(0)
+    for kind in (
+        RandomBoxesTerrainCfg(height_range=(0.05, 0.2), platform_width=2.0),
+        RandomGridBoxesTerrainCfg(height_range=(0.05, 0.2), platform_width=2.0),
+    ):
+        h = kind.heights(shape, HS, 0.5, rng)
+        assert h.shape == shape
+        assert np.all(h[30:51, 30:51] == 0.0), type(kind).__name__
+        assert h.min() >= 0.0 and 0.05 < h.max() <= 0.125 + 1e-12
+    rough = RandomRoughTerrainCfg(noise_range=(0.0, 0.1)).heights(shape, HS, 1.0, rng)
+    assert np.ptp(rough) <= 0.1 and np.ptp(rough) > 0.05
+
+
+def test_configs_reject_bad_values_and_name_the_field():
+    with pytest.raises(ValueError, match="horizontal_scale"):
+        TerrainGeneratorCfg(size=(4.05, 4.0), horizontal_scale=0.1)
+    with pytest.raises(ValueError, match="difficulty_range"):
+        TerrainGeneratorCfg(difficulty_range=(0.5, 1.5))
+    with pytest.raises(ValueError, match="sub_terrains"):
+        TerrainGeneratorCfg(sub_terrains={})
+    with pytest.raises(ValueError, match="terrain_generator"):
+        TerrainImporterCfg(terrain_type="generator")
+    with pytest.raises(ValueError, match="step_height_range"):
+        PyramidStairsTerrainCfg(step_height_range=(0.2, 0.1))
+    with pytest.raises(ValueError, match="proportion"):
+        FlatTerrainCfg(proportion=-1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Env origins and the curriculum hook.
+# --------------------------------------------------------------------------------------------
+
+
+def _importer(**kw) -> TerrainImporter:
+    return TerrainImporter(
+        TerrainImporterCfg(terrain_type="generator", terrain_generator=_gen_cfg(), **kw)
+    )
+
+
+def test_envs_start_on_allowed_levels_spread_over_the_columns():
+    imp = _importer(max_init_terrain_level=1)
+    imp.configure_env_origins(40, torch.Generator().manual_seed(0))
+    assert set(imp.terrain_levels.tolist()) == {0, 1}
+    assert torch.bincount(imp.terrain_types).tolist() == [10, 10, 10, 10]
+    expected = imp.terrain_origins[imp.terrain_levels, imp.terrain_types]
+    assert torch.equal(imp.env_origins, expected)
+    assert imp.env_origins.dtype == torch.float32 and imp.env_origins.shape == (40, 3)
 
 
 def test_curriculum_moves_levels_up_and_down_and_wraps_at_the_top():
-    imp = TerrainImporter(
-        TerrainImporterCfg(
-            terrain_type="generator", terrain_generator=_gen_cfg(), max_init_terrain_level=0
-        )
-    )
-    imp.add_to_spec(mujoco.MjSpec())
+    imp = _importer(max_init_terrain_level=0)
+    model, _ = _compile(imp.add_to_spec)  # the importer's spec compiles too
+    assert model.ngeom == 1
     imp.configure_env_origins(6, torch.Generator().manual_seed(0))
     assert imp.terrain_levels.tolist() == [0] * 6
     ids = torch.arange(6)
     up = torch.tensor([True, True, False, False, True, True])
     down = torch.tensor([False, False, True, False, False, False])
+    none = torch.zeros(6, dtype=torch.bool)
     imp.update_env_origins(ids, up, down)
-    assert imp.terrain_levels.tolist() == [1, 1, 0, 0, 1, 1]
-    imp.update_env_origins(ids, up, torch.zeros(6, dtype=torch.bool))
-    imp.update_env_origins(ids, up, torch.zeros(6, dtype=torch.bool))  # passes the top (row 2)
-    assert ((imp.terrain_levels >= 0) & (imp.terrain_levels < 3)).all()
-    expected = torch.as_tensor(imp.generator.origins, dtype=torch.float32)[
-        imp.terrain_levels, imp.terrain_types
-    ]
-    assert torch.equal(imp.env_origins, expected)
+    assert imp.terrain_levels.tolist() == [1, 1, 0, 0, 1, 1]  # env 2 stays at level 0
+    imp.update_env_origins(ids[:2], up[:2], none[:2])  # only envs 0 and 1
+    assert imp.terrain_levels.tolist() == [2, 2, 0, 0, 1, 1]
+    imp.update_env_origins(ids, none, ~up)
+    assert imp.terrain_levels.tolist() == [2, 2, 0, 0, 1, 1]  # moving below 0 clamps
+    # Passing the top row (2) sends an env to a random row; over many envs every row shows up.
+    wrapped = set()
+    for seed in range(20):
+        imp.configure_env_origins(6, torch.Generator().manual_seed(seed))
+        imp.terrain_levels[:] = 2
+        imp.update_env_origins(ids, torch.ones(6, dtype=torch.bool), none)
+        wrapped |= set(imp.terrain_levels.tolist())
+        assert torch.equal(
+            imp.env_origins, imp.terrain_origins[imp.terrain_levels, imp.terrain_types]
+        )
+    assert wrapped == {0, 1, 2}
+
+
+def test_same_torch_generator_seed_gives_the_same_levels():
+    a, b = _importer(), _importer()
+    a.configure_env_origins(32, torch.Generator().manual_seed(5))
+    b.configure_env_origins(32, torch.Generator().manual_seed(5))
+    assert torch.equal(a.terrain_levels, b.terrain_levels)
+    assert len(set(a.terrain_levels.tolist())) > 1
 
 
 @pytest.mark.slow

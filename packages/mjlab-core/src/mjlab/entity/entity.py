@@ -95,13 +95,18 @@ class Entity:
             return ids, names
 
         self.body_ids_global, self.body_names = ours(mujoco.mjtObj.mjOBJ_BODY, model.nbody)
-        self.geom_ids_global, self.geom_names = ours(mujoco.mjtObj.mjOBJ_GEOM, model.ngeom)
-        self.site_ids_global, self.site_names = ours(mujoco.mjtObj.mjOBJ_SITE, model.nsite)
         if not self.body_ids_global:
             raise ValueError(f"Entity '{self.name}' has no bodies in the compiled model.")
         root = self.body_ids_global[0]
-        # Joints by owning body (a free joint is often unnamed).
+        # Geoms, sites and joints by owning body: many are unnamed (name "").
         body_set = set(self.body_ids_global)
+
+        def owned(obj: mujoco.mjtObj, count: int, body_of: np.ndarray) -> tuple[list[int], list[str]]:
+            ids = [i for i in range(count) if int(body_of[i]) in body_set]
+            return ids, [(mujoco.mj_id2name(model, obj, i) or "").removeprefix(prefix) for i in ids]
+
+        self.geom_ids_global, self.geom_names = owned(mujoco.mjtObj.mjOBJ_GEOM, model.ngeom, model.geom_bodyid)
+        self.site_ids_global, self.site_names = owned(mujoco.mjtObj.mjOBJ_SITE, model.nsite, model.site_bodyid)
         joint_ids = [j for j in range(model.njnt) if int(model.jnt_bodyid[j]) in body_set]
         joint_names = [
             (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or "").removeprefix(prefix)

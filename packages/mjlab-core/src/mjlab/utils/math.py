@@ -1,241 +1,559 @@
-"""Batched rotation math in torch. Quaternions are (w, x, y, z) and unit length; every
-function accepts any leading batch shape (..., 4) / (..., 3)."""
+"""Batched rotation, frame and sampling math on torch tensors.
+
+Conventions used by every function here:
+
+- Quaternions are ``(w, x, y, z)`` (scalar first, as in MuJoCo), shape ``(..., 4)``; leading
+  dimensions broadcast. Functions that take a rotation do not require unit quaternions unless
+  they say so; functions that build one return unit quaternions.
+- A quaternion ``q_ab`` rotates vectors from frame ``b`` into frame ``a``:
+  ``v_a = quat_apply(q_ab, v_b)``. For a body, ``quat_w`` maps body-frame vectors to world.
+- Euler angles are extrinsic x-y-z (roll about world x, then pitch about world y, then yaw about
+  world z), i.e. ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``. Angles are in radians.
+- Results keep the dtype and device of the inputs.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import torch
 
+__all__ = [
+    "axis_angle_from_quat",
+    "combine_frame_transforms",
+    "euler_xyz_from_quat",
+    "heading_from_quat",
+    "matrix_from_quat",
+    "normalize",
+    "projected_gravity",
+    "quat_apply",
+    "quat_apply_inverse",
+    "quat_apply_yaw",
+    "quat_conjugate",
+    "quat_error_magnitude",
+    "quat_from_angle_axis",
+    "quat_from_euler_xyz",
+    "quat_from_matrix",
+    "quat_inv",
+    "quat_mul",
+    "quat_unique",
+    "sample_log_uniform",
+    "sample_uniform",
+    "subtract_frame_transforms",
+    "wrap_to_pi",
+    "yaw_quat",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Generic helpers.
+# --------------------------------------------------------------------------------------------
+
 
 def normalize(x: torch.Tensor, eps: float = 1e-9) -> torch.Tensor:
-    """x / |x| over the last dimension."""
-    return x / x.norm(dim=-1, keepdim=True).clamp(min=eps)
+    """Scale vectors to unit Euclidean length along the last dimension.
+
+    Args:
+        x: (..., D) vectors.
+        eps: Lower bound on the norm, so a zero vector stays zero instead of becoming NaN.
+
+    Returns:
+        (..., D) unit vectors (zero vectors map to zero).
+    """
+    return x / x.norm(p=2, dim=-1, keepdim=True).clamp_min(eps)
 
 
-def quat_conjugate(q: torch.Tensor) -> torch.Tensor:
-    """(w, -x, -y, -z). Returns: (..., 4)."""
-    return torch.cat([q[..., :1], -q[..., 1:]], dim=-1)
+def wrap_to_pi(angles: torch.Tensor) -> torch.Tensor:
+    """Wrap angles to the interval (-pi, pi].
+
+    Args:
+        angles: (...) angles in rad.
+
+    Returns:
+        (...) the same angles modulo 2*pi, in (-pi, pi] (odd multiples of pi map to +pi).
+    """
+    wrapped = torch.remainder(angles + math.pi, 2.0 * math.pi) - math.pi
+    return torch.where(wrapped <= -math.pi, wrapped + 2.0 * math.pi, wrapped)
 
 
-def quat_inv(q: torch.Tensor) -> torch.Tensor:
-    """Inverse of a (not necessarily unit) quaternion. Returns: (..., 4)."""
-    return quat_conjugate(q) / q.square().sum(dim=-1, keepdim=True).clamp(min=1e-12)
+# --------------------------------------------------------------------------------------------
+# Quaternion algebra.
+# --------------------------------------------------------------------------------------------
 
 
 def quat_mul(q1: torch.Tensor, q2: torch.Tensor) -> torch.Tensor:
-    """Hamilton product q1 * q2 (apply q2, then q1). Returns: (..., 4)."""
+    """Hamilton product ``q1 * q2`` (apply ``q2`` first, then ``q1``).
+
+    Args:
+        q1: (..., 4) quaternions wxyz.
+        q2: (..., 4) quaternions wxyz, broadcastable with ``q1``.
+
+    Returns:
+        (..., 4) product quaternions wxyz, e.g. ``q_ac = quat_mul(q_ab, q_bc)``.
+    """
     w1, x1, y1, z1 = q1.unbind(-1)
     w2, x2, y2, z2 = q2.unbind(-1)
     return torch.stack(
-        [
+        (
             w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
             w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
             w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
             w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-        ],
+        ),
         dim=-1,
     )
 
 
+def quat_conjugate(q: torch.Tensor) -> torch.Tensor:
+    """Conjugate ``(w, -x, -y, -z)``; the inverse rotation for unit quaternions.
+
+    Args:
+        q: (..., 4) quaternions wxyz.
+
+    Returns:
+        (..., 4) conjugated quaternions wxyz.
+    """
+    return torch.cat((q[..., :1], -q[..., 1:]), dim=-1)
+
+
+def quat_inv(q: torch.Tensor, eps: float = 1e-9) -> torch.Tensor:
+    """Multiplicative inverse ``conj(q) / |q|^2`` (valid for non-unit quaternions too).
+
+    Args:
+        q: (..., 4) quaternions wxyz.
+        eps: Lower bound on ``|q|^2`` to avoid division by zero.
+
+    Returns:
+        (..., 4) inverse quaternions wxyz.
+    """
+    return quat_conjugate(q) / q.square().sum(dim=-1, keepdim=True).clamp_min(eps)
+
+
+def quat_unique(q: torch.Tensor) -> torch.Tensor:
+    """Pick the representative with a non-negative real part (``q`` and ``-q`` are one rotation).
+
+    Args:
+        q: (..., 4) quaternions wxyz.
+
+    Returns:
+        (..., 4) quaternions wxyz with ``w >= 0``.
+    """
+    return torch.where(q[..., :1] < 0, -q, q)
+
+
 def quat_apply(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Rotate vectors v by unit quaternions q: v + 2w (u x v) + 2 u x (u x v), u = (x, y, z).
-    Returns: (..., 3)."""
-    w, u = q[..., :1], q[..., 1:]
-    t = 2.0 * torch.cross(u, v, dim=-1)
-    return v + w * t + torch.cross(u, t, dim=-1)
+    """Rotate vectors by unit quaternions: ``v_a = R(q_ab) v_b``.
+
+    Args:
+        q: (..., 4) unit quaternions wxyz (``q_ab``).
+        v: (..., 3) vectors in frame b, broadcastable with ``q``'s leading dims.
+
+    Returns:
+        (..., 3) the vectors expressed in frame a.
+    """
+    batch = torch.broadcast_shapes(q.shape[:-1], v.shape[:-1])
+    q = q.expand(*batch, 4)
+    v = v.expand(*batch, 3)
+    w = q[..., :1]
+    u = q[..., 1:]
+    # v' = v + 2 w (u x v) + 2 u x (u x v), the expanded form of q v q*.
+    t = 2.0 * torch.linalg.cross(u, v, dim=-1)
+    return v + w * t + torch.linalg.cross(u, t, dim=-1)
 
 
 def quat_apply_inverse(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Rotate vectors v by the inverse of unit quaternions q (world -> body frame).
-    Returns: (..., 3)."""
+    """Rotate vectors by the inverse of unit quaternions: ``v_b = R(q_ab)^T v_a``.
+
+    Args:
+        q: (..., 4) unit quaternions wxyz (``q_ab``).
+        v: (..., 3) vectors in frame a.
+
+    Returns:
+        (..., 3) the vectors expressed in frame b.
+    """
     return quat_apply(quat_conjugate(q), v)
 
 
+# --------------------------------------------------------------------------------------------
+# Conversions.
+# --------------------------------------------------------------------------------------------
+
+
+def quat_from_angle_axis(angle: torch.Tensor, axis: torch.Tensor) -> torch.Tensor:
+    """Quaternion for a rotation of ``angle`` about ``axis``.
+
+    Args:
+        angle: (...) rotation angles in rad.
+        axis: (..., 3) rotation axes (normalized here; need not be unit).
+
+    Returns:
+        (..., 4) unit quaternions wxyz.
+    """
+    half = 0.5 * angle.unsqueeze(-1)
+    return torch.cat((torch.cos(half), torch.sin(half) * normalize(axis)), dim=-1)
+
+
+def axis_angle_from_quat(q: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """Rotation vector (axis times angle) of unit quaternions, angle in [0, pi].
+
+    Numerically stable for tiny angles (a Taylor expansion replaces ``angle / sin(angle/2)``)
+    and for angles near pi.
+
+    Args:
+        q: (..., 4) unit quaternions wxyz.
+        eps: Below this ``|(x, y, z)|`` the small-angle expansion is used.
+
+    Returns:
+        (..., 3) rotation vectors in rad (zero for the identity).
+    """
+    q = quat_unique(q)
+    w = q[..., :1]
+    xyz = q[..., 1:]
+    s = xyz.norm(dim=-1, keepdim=True)
+    angle = 2.0 * torch.atan2(s, w)
+    # angle / s -> 2/w - 2 s^2 / (3 w^3) as s -> 0 (series of 2 atan(s/w) / s).
+    small = 2.0 / w - 2.0 * s.square() / (3.0 * w.pow(3))
+    scale = torch.where(s > eps, angle / s.clamp_min(eps), small)
+    return xyz * scale
+
+
+def quat_error_magnitude(q1: torch.Tensor, q2: torch.Tensor) -> torch.Tensor:
+    """Angle of the rotation that takes ``q2`` to ``q1`` (geodesic distance on SO(3)).
+
+    Args:
+        q1: (..., 4) unit quaternions wxyz.
+        q2: (..., 4) unit quaternions wxyz.
+
+    Returns:
+        (...) angles in rad, in [0, pi].
+    """
+    return axis_angle_from_quat(quat_mul(q1, quat_conjugate(q2))).norm(dim=-1)
+
+
 def quat_from_euler_xyz(roll: torch.Tensor, pitch: torch.Tensor, yaw: torch.Tensor) -> torch.Tensor:
-    """Quaternion of extrinsic x-y-z rotations (roll about x, then pitch about y, then yaw
-    about z; R = Rz Ry Rx), rad. Returns: (..., 4)."""
-    cr, sr = torch.cos(roll / 2), torch.sin(roll / 2)
-    cp, sp = torch.cos(pitch / 2), torch.sin(pitch / 2)
-    cy, sy = torch.cos(yaw / 2), torch.sin(yaw / 2)
+    """Quaternion from extrinsic x-y-z Euler angles, ``R = Rz(yaw) Ry(pitch) Rx(roll)``.
+
+    Args:
+        roll: (...) rotation about x in rad.
+        pitch: (...) rotation about y in rad.
+        yaw: (...) rotation about z in rad.
+
+    Returns:
+        (..., 4) unit quaternions wxyz.
+    """
+    cr, sr = torch.cos(roll * 0.5), torch.sin(roll * 0.5)
+    cp, sp = torch.cos(pitch * 0.5), torch.sin(pitch * 0.5)
+    cy, sy = torch.cos(yaw * 0.5), torch.sin(yaw * 0.5)
     return torch.stack(
-        [
+        (
             cy * cp * cr + sy * sp * sr,
             cy * cp * sr - sy * sp * cr,
             cy * sp * cr + sy * cp * sr,
             sy * cp * cr - cy * sp * sr,
-        ],
+        ),
         dim=-1,
     )
 
 
 def euler_xyz_from_quat(q: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(roll, pitch, yaw), rad, inverse of `quat_from_euler_xyz`; pitch in [-pi/2, pi/2]."""
+    """Extrinsic x-y-z Euler angles of unit quaternions (inverse of ``quat_from_euler_xyz``).
+
+    At gimbal lock (pitch = +-pi/2) roll and yaw are not unique; the returned triple still
+    reproduces the rotation.
+
+    Args:
+        q: (..., 4) unit quaternions wxyz.
+
+    Returns:
+        roll (...) in [-pi, pi], pitch (...) in [-pi/2, pi/2], yaw (...) in [-pi, pi]; rad.
+    """
     w, x, y, z = q.unbind(-1)
-    roll = torch.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
-    pitch = torch.asin((2 * (w * y - z * x)).clamp(-1.0, 1.0))
-    yaw = torch.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    roll = torch.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
+    pitch = torch.asin((2.0 * (w * y - z * x)).clamp(-1.0, 1.0))
+    yaw = torch.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
     return roll, pitch, yaw
 
 
-def quat_from_angle_axis(angle: torch.Tensor, axis: torch.Tensor) -> torch.Tensor:
-    """Rotation by `angle` rad about `axis` (normalized here). Returns: (..., 4)."""
-    axis = normalize(axis)
-    half = (angle / 2).unsqueeze(-1)
-    return torch.cat([torch.cos(half), torch.sin(half) * axis], dim=-1)
+def matrix_from_quat(q: torch.Tensor) -> torch.Tensor:
+    """Rotation matrices of quaternions (normalized first).
 
+    Args:
+        q: (..., 4) quaternions wxyz.
 
-def axis_angle_from_quat(q: torch.Tensor) -> torch.Tensor:
-    """Rotation vector (axis * angle, angle in [0, pi]). Returns: (..., 3) rad."""
-    q = torch.where(q[..., :1] < 0, -q, q)
-    sin_half = q[..., 1:].norm(dim=-1, keepdim=True)
-    angle = 2 * torch.atan2(sin_half, q[..., :1])
-    # angle / sin(angle / 2) -> 2 as the angle -> 0 (series limit).
-    scale = torch.where(
-        sin_half > 1e-6, angle / sin_half.clamp(min=1e-12), 2.0 + angle.square() / 12
+    Returns:
+        (..., 3, 3) rotation matrices ``R`` with ``v_a = R @ v_b`` for ``q = q_ab``.
+    """
+    w, x, y, z = normalize(q).unbind(-1)
+    two = 2.0
+    m = torch.stack(
+        (
+            1.0 - two * (y * y + z * z),
+            two * (x * y - w * z),
+            two * (x * z + w * y),
+            two * (x * y + w * z),
+            1.0 - two * (x * x + z * z),
+            two * (y * z - w * x),
+            two * (x * z - w * y),
+            two * (y * z + w * x),
+            1.0 - two * (x * x + y * y),
+        ),
+        dim=-1,
     )
-    return q[..., 1:] * scale
+    return m.reshape(*q.shape[:-1], 3, 3)
 
 
-def quat_error_magnitude(q1: torch.Tensor, q2: torch.Tensor) -> torch.Tensor:
-    """Angle of the rotation from q2 to q1, rad in [0, pi]. Returns: (...)."""
-    return axis_angle_from_quat(quat_mul(q1, quat_conjugate(q2))).norm(dim=-1)
+def quat_from_matrix(matrix: torch.Tensor) -> torch.Tensor:
+    """Unit quaternions of rotation matrices, with ``w >= 0``.
+
+    Each of the four algebraically equivalent formulas is evaluated and, per matrix, the one
+    with the largest denominator is kept (Shepperd's method), so results stay accurate when the
+    trace is close to -1 (rotations of about pi).
+
+    Args:
+        matrix: (..., 3, 3) rotation matrices.
+
+    Returns:
+        (..., 4) unit quaternions wxyz.
+
+    Raises:
+        ValueError: If the last two dimensions are not (3, 3).
+    """
+    if matrix.shape[-2:] != (3, 3):
+        raise ValueError(f"matrix must have shape (..., 3, 3); got {tuple(matrix.shape)}.")
+    m = matrix
+    m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
+    # 4 * (w^2, x^2, y^2, z^2) from the diagonal.
+    sq = torch.stack(
+        (
+            1.0 + m00 + m11 + m22,
+            1.0 + m00 - m11 - m22,
+            1.0 - m00 + m11 - m22,
+            1.0 - m00 - m11 + m22,
+        ),
+        dim=-1,
+    )
+    d21 = m[..., 2, 1] - m[..., 1, 2]
+    d02 = m[..., 0, 2] - m[..., 2, 0]
+    d10 = m[..., 1, 0] - m[..., 0, 1]
+    s10 = m[..., 1, 0] + m[..., 0, 1]
+    s02 = m[..., 0, 2] + m[..., 2, 0]
+    s21 = m[..., 2, 1] + m[..., 1, 2]
+    # Row k is 4 * q_k * q (unnormalized), computed from the k-th diagonal candidate.
+    candidates = torch.stack(
+        (
+            torch.stack((sq[..., 0], d21, d02, d10), dim=-1),
+            torch.stack((d21, sq[..., 1], s10, s02), dim=-1),
+            torch.stack((d02, s10, sq[..., 2], s21), dim=-1),
+            torch.stack((d10, s02, s21, sq[..., 3]), dim=-1),
+        ),
+        dim=-2,
+    )
+    best = sq.argmax(dim=-1)
+    index = best[..., None, None].expand(*best.shape, 1, 4)
+    q = torch.gather(candidates, -2, index).squeeze(-2)
+    return quat_unique(normalize(q))
 
 
-def yaw_quat(q: torch.Tensor) -> torch.Tensor:
-    """The yaw-only part of q (rotation about world z by the heading). Returns: (..., 4)."""
-    w, x, y, z = q.unbind(-1)
-    yaw = torch.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-    zero = torch.zeros_like(yaw)
-    return torch.stack([torch.cos(yaw / 2), zero, zero, torch.sin(yaw / 2)], dim=-1)
-
-
-def quat_apply_yaw(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Rotate v by the yaw part of q only. Returns: (..., 3)."""
-    return quat_apply(yaw_quat(q), v)
+# --------------------------------------------------------------------------------------------
+# Yaw / heading.
+# --------------------------------------------------------------------------------------------
 
 
 def heading_from_quat(q: torch.Tensor) -> torch.Tensor:
-    """Heading: yaw of the body x axis in the world xy plane, rad in (-pi, pi]. Returns: (...)."""
-    fwd = quat_apply(
-        q, torch.tensor([1.0, 0.0, 0.0], dtype=q.dtype, device=q.device).expand((*q.shape[:-1], 3))
-    )
-    return torch.atan2(fwd[..., 1], fwd[..., 0])
+    """Heading (yaw) angle: direction of the rotated x-axis projected on the world xy-plane.
+
+    Equals the yaw of ``euler_xyz_from_quat``.
+
+    Args:
+        q: (..., 4) unit quaternions wxyz (body to world).
+
+    Returns:
+        (...) heading angles in rad, in [-pi, pi].
+    """
+    w, x, y, z = q.unbind(-1)
+    return torch.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
 
 
-def matrix_from_quat(q: torch.Tensor) -> torch.Tensor:
-    """Rotation matrices. Returns: (..., 3, 3)."""
-    w, x, y, z = normalize(q).unbind(-1)
-    return torch.stack(
-        [
-            1 - 2 * (y * y + z * z),
-            2 * (x * y - z * w),
-            2 * (x * z + y * w),
-            2 * (x * y + z * w),
-            1 - 2 * (x * x + z * z),
-            2 * (y * z - x * w),
-            2 * (x * z - y * w),
-            2 * (y * z + x * w),
-            1 - 2 * (x * x + y * y),
-        ],
-        dim=-1,
-    ).reshape((*q.shape[:-1], 3, 3))
+def yaw_quat(q: torch.Tensor) -> torch.Tensor:
+    """Keep only the rotation about world z (the heading) of unit quaternions.
+
+    Args:
+        q: (..., 4) unit quaternions wxyz.
+
+    Returns:
+        (..., 4) unit quaternions wxyz of the form ``(cos(yaw/2), 0, 0, sin(yaw/2))``.
+    """
+    half = 0.5 * heading_from_quat(q)
+    zeros = torch.zeros_like(half)
+    return torch.stack((torch.cos(half), zeros, zeros, torch.sin(half)), dim=-1)
 
 
-def quat_from_matrix(m: torch.Tensor) -> torch.Tensor:
-    """Unit quaternion with w >= 0 of rotation matrices (..., 3, 3), branch-free up to the
-    choice of the best-conditioned of four candidate formulas (Shepperd's method)."""
-    m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
-    cands = torch.stack(
-        [
-            torch.stack(
-                [
-                    1 + m00 + m11 + m22,
-                    m[..., 2, 1] - m[..., 1, 2],
-                    m[..., 0, 2] - m[..., 2, 0],
-                    m[..., 1, 0] - m[..., 0, 1],
-                ],
-                -1,
-            ),
-            torch.stack(
-                [
-                    m[..., 2, 1] - m[..., 1, 2],
-                    1 + m00 - m11 - m22,
-                    m[..., 0, 1] + m[..., 1, 0],
-                    m[..., 0, 2] + m[..., 2, 0],
-                ],
-                -1,
-            ),
-            torch.stack(
-                [
-                    m[..., 0, 2] - m[..., 2, 0],
-                    m[..., 0, 1] + m[..., 1, 0],
-                    1 - m00 + m11 - m22,
-                    m[..., 1, 2] + m[..., 2, 1],
-                ],
-                -1,
-            ),
-            torch.stack(
-                [
-                    m[..., 1, 0] - m[..., 0, 1],
-                    m[..., 0, 2] + m[..., 2, 0],
-                    m[..., 1, 2] + m[..., 2, 1],
-                    1 - m00 - m11 + m22,
-                ],
-                -1,
-            ),
-        ],
-        dim=-2,
-    )
-    diag = torch.stack(
-        [1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], -1
-    )
-    best = diag.argmax(dim=-1, keepdim=True)
-    q = torch.gather(cands, -2, best.unsqueeze(-1).expand((*best.shape, 4))).squeeze(-2)
-    q = normalize(q)
-    return torch.where(q[..., :1] < 0, -q, q)
+def quat_apply_yaw(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Rotate vectors by the heading part of ``q`` only (e.g. a base-yaw frame command).
+
+    Args:
+        q: (..., 4) unit quaternions wxyz.
+        v: (..., 3) vectors.
+
+    Returns:
+        (..., 3) rotated vectors.
+    """
+    return quat_apply(yaw_quat(q), v)
 
 
-def wrap_to_pi(angle: torch.Tensor) -> torch.Tensor:
-    """Wrap angles to (-pi, pi]. Returns: same shape, rad."""
-    wrapped = torch.remainder(angle + math.pi, 2 * math.pi) - math.pi
-    return torch.where(wrapped == -math.pi, torch.full_like(wrapped, math.pi), wrapped)
+def projected_gravity(
+    quat_w: torch.Tensor, gravity_dir_w: Sequence[float] | torch.Tensor = (0.0, 0.0, -1.0)
+) -> torch.Tensor:
+    """Gravity direction expressed in the body frame (``projected_gravity_b``).
+
+    Args:
+        quat_w: (..., 4) body orientations wxyz (body to world).
+        gravity_dir_w: (3,) or (..., 3) gravity direction in the world frame; unit length is
+            the convention (default straight down).
+
+    Returns:
+        (..., 3) gravity direction in the body frame; ``(0, 0, -1)`` for an upright body.
+    """
+    g = torch.as_tensor(gravity_dir_w, dtype=quat_w.dtype, device=quat_w.device)
+    return quat_apply_inverse(quat_w, g.expand(*quat_w.shape[:-1], 3))
+
+
+# --------------------------------------------------------------------------------------------
+# Frame transforms.
+# --------------------------------------------------------------------------------------------
 
 
 def combine_frame_transforms(
-    t01: torch.Tensor, q01: torch.Tensor, t12: torch.Tensor, q12: torch.Tensor
+    t01: torch.Tensor,
+    q01: torch.Tensor,
+    t12: torch.Tensor | None = None,
+    q12: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Pose of frame 2 in frame 0 from frame 1 in 0 and 2 in 1. Returns: ((..., 3), (..., 4))."""
-    return t01 + quat_apply(q01, t12), quat_mul(q01, q12)
+    """Compose transforms: frame 2 in frame 0 from frame 1 in 0 and frame 2 in 1.
+
+    ``t02 = t01 + R(q01) t12`` and ``q02 = q01 * q12``.
+
+    Args:
+        t01: (..., 3) position of frame 1 in frame 0.
+        q01: (..., 4) orientation wxyz of frame 1 in frame 0.
+        t12: (..., 3) position of frame 2 in frame 1; None means zero.
+        q12: (..., 4) orientation wxyz of frame 2 in frame 1; None means identity.
+
+    Returns:
+        ``(t02, q02)``: (..., 3) position and (..., 4) orientation of frame 2 in frame 0.
+    """
+    t02 = t01 if t12 is None else t01 + quat_apply(q01, t12)
+    q02 = q01 if q12 is None else quat_mul(q01, q12)
+    return t02, q02
 
 
 def subtract_frame_transforms(
-    t01: torch.Tensor, q01: torch.Tensor, t02: torch.Tensor, q02: torch.Tensor
+    t01: torch.Tensor,
+    q01: torch.Tensor,
+    t02: torch.Tensor | None = None,
+    q02: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Pose of frame 2 in frame 1 from frames 1 and 2 in frame 0. Returns: ((..., 3), (..., 4))."""
+    """Relative transform: frame 2 in frame 1 from frames 1 and 2 both given in frame 0.
+
+    ``t12 = R(q01)^T (t02 - t01)`` and ``q12 = q01^-1 * q02``.
+
+    Args:
+        t01: (..., 3) position of frame 1 in frame 0.
+        q01: (..., 4) unit orientation wxyz of frame 1 in frame 0.
+        t02: (..., 3) position of frame 2 in frame 0; None means the origin of frame 0.
+        q02: (..., 4) orientation wxyz of frame 2 in frame 0; None means identity.
+
+    Returns:
+        ``(t12, q12)``: (..., 3) position and (..., 4) orientation of frame 2 in frame 1.
+    """
     q10 = quat_conjugate(q01)
-    return quat_apply(q10, t02 - t01), quat_mul(q10, q02)
+    q12 = q10 if q02 is None else quat_mul(q10, q02)
+    t12 = quat_apply(q10, -t01 if t02 is None else t02 - t01)
+    return t12, q12
 
 
-def projected_gravity(q: torch.Tensor) -> torch.Tensor:
-    """World gravity direction (0, 0, -1) in the frame of q. Returns: (..., 3)."""
-    g = torch.tensor([0.0, 0.0, -1.0], dtype=q.dtype, device=q.device).expand((*q.shape[:-1], 3))
-    return quat_apply_inverse(q, g)
+# --------------------------------------------------------------------------------------------
+# Sampling.
+# --------------------------------------------------------------------------------------------
+
+
+def _rand(
+    shape: Sequence[int] | int,
+    device: torch.device | str,
+    generator: torch.Generator | None,
+    dtype: torch.dtype,
+) -> torch.Tensor:
+    """Uniform [0, 1) samples drawn on the generator's device, then moved to ``device``."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    device = torch.device(device)
+    sample_device = device if generator is None else generator.device
+    u = torch.rand(shape, device=sample_device, generator=generator, dtype=dtype)
+    return u.to(device)
 
 
 def sample_uniform(
-    lower, upper, shape, device, generator: torch.Generator | None = None
+    lower: torch.Tensor | float,
+    upper: torch.Tensor | float,
+    shape: Sequence[int] | int,
+    device: torch.device | str,
+    generator: torch.Generator | None = None,
 ) -> torch.Tensor:
-    """U(lower, upper) of `shape` (bounds broadcast). Returns: float32 tensor."""
-    u = torch.rand(shape, device=device, generator=generator)
-    return (
-        torch.as_tensor(lower, device=device)
-        + (torch.as_tensor(upper, device=device) - torch.as_tensor(lower, device=device)) * u
-    )
+    """Samples from the uniform distribution on ``[lower, upper)``.
+
+    Args:
+        lower: Lower bound, a float or a tensor broadcastable to ``shape``.
+        upper: Upper bound, a float or a tensor broadcastable to ``shape``.
+        shape: Output shape.
+        device: Device of the output.
+        generator: Random generator (for seeded environments); samples are drawn on its device
+            and moved to ``device``. None uses torch's global generator.
+
+    Returns:
+        Tensor of ``shape`` (float32, or the dtype of a floating tensor bound) on ``device``.
+    """
+    dtype = _bound_dtype(lower, upper)
+    u = _rand(shape, device, generator, dtype)
+    lo = torch.as_tensor(lower, dtype=dtype, device=u.device)
+    hi = torch.as_tensor(upper, dtype=dtype, device=u.device)
+    return lo + (hi - lo) * u
 
 
 def sample_log_uniform(
-    lower: float, upper: float, shape, device, generator: torch.Generator | None = None
+    lower: torch.Tensor | float,
+    upper: torch.Tensor | float,
+    shape: Sequence[int] | int,
+    device: torch.device | str,
+    generator: torch.Generator | None = None,
 ) -> torch.Tensor:
-    """exp(U(log lower, log upper)); both bounds > 0."""
-    return torch.exp(sample_uniform(math.log(lower), math.log(upper), shape, device, generator))
+    """Samples whose logarithm is uniform on ``[log(lower), log(upper))`` (scale parameters).
+
+    Args:
+        lower: Positive lower bound, a float or a tensor broadcastable to ``shape``.
+        upper: Positive upper bound, a float or a tensor broadcastable to ``shape``.
+        shape: Output shape.
+        device: Device of the output.
+        generator: Random generator; see ``sample_uniform``.
+
+    Returns:
+        Tensor of ``shape`` on ``device`` with values in ``[lower, upper)``.
+
+    Raises:
+        ValueError: If a bound is not positive.
+    """
+    dtype = _bound_dtype(lower, upper)
+    lo = torch.as_tensor(lower, dtype=dtype)
+    hi = torch.as_tensor(upper, dtype=dtype)
+    if bool((lo <= 0).any()) or bool((hi <= 0).any()):
+        raise ValueError(
+            f"sample_log_uniform needs positive bounds; got lower={lower}, upper={upper}. "
+            "Use sample_uniform for ranges that include zero or negative values."
+        )
+    return torch.exp(sample_uniform(torch.log(lo), torch.log(hi), shape, device, generator))
+
+
+def _bound_dtype(*bounds: torch.Tensor | float) -> torch.dtype:
+    for b in bounds:
+        if isinstance(b, torch.Tensor) and b.is_floating_point():
+            return b.dtype
+    return torch.float32

@@ -1,0 +1,96 @@
+"""Training curve of a run from its tensorboard events: CSV + PNG, and the time to a target.
+
+    uv run python bench/training_curve.py logs/rsl_rl/go1_velocity/<run> --out docs/results/go1_flat
+
+Writes <out>.csv (iteration, wall_time_s, track_lin_vel_xy_exp, track_ang_vel_z_exp,
+mean_episode_length, mean_reward, steps_per_s) and <out>.png, and prints when the 10-iteration
+moving average of the linear-velocity tracking reward first reached `--target` of its maximum
+(the term's weight: a perfect tracker earns weight x episode seconds / episode seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+import numpy as np
+import yaml
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+TAGS = {
+    "track_lin_vel_xy_exp": "Episode_Reward/track_lin_vel_xy_exp",
+    "track_ang_vel_z_exp": "Episode_Reward/track_ang_vel_z_exp",
+    "mean_episode_length": "Train/mean_episode_length",
+    "mean_reward": "Train/mean_reward",
+    "steps_per_s": "Perf/total_fps",
+}
+
+
+def load(run: Path) -> dict[str, np.ndarray]:
+    acc = EventAccumulator(str(run), size_guidance={"scalars": 0})
+    acc.Reload()
+    base = acc.Scalars(TAGS["track_lin_vel_xy_exp"])
+    steps = np.array([e.step for e in base])
+    t0 = base[0].wall_time
+    out = {"iteration": steps, "wall_time_s": np.array([e.wall_time - t0 for e in base])}
+    for name, tag in TAGS.items():
+        by_step = {e.step: e.value for e in acc.Scalars(tag)} if tag in acc.Tags()["scalars"] else {}
+        out[name] = np.array([by_step.get(s, np.nan) for s in steps])
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", type=Path, help="run folder with the tensorboard events file")
+    parser.add_argument("--out", type=Path, required=True, help="output path without extension")
+    parser.add_argument("--target", type=float, default=0.8, help="fraction of the reward's maximum")
+    parser.add_argument("--title", default="Mjlab-Velocity-Flat-Unitree-Go1, 2-core CPU")
+    args = parser.parse_args()
+
+    data = load(args.run)
+    env = yaml.safe_load((args.run / "params" / "env.yaml").read_text())
+    weight = float(env["rewards"]["track_lin_vel_xy_exp"]["weight"])
+    track = data["track_lin_vel_xy_exp"] / weight
+    smooth = np.convolve(np.nan_to_num(track), np.ones(10) / 10, mode="full")[: len(track)]
+    smooth[:9] = np.nan
+    reached = np.nonzero(smooth >= args.target)[0]
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    names = list(data)
+    with open(args.out.with_suffix(".csv"), "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(names)
+        for i in range(len(data["iteration"])):
+            writer.writerow([f"{data[n][i]:.6g}" for n in names])
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    minutes = data["wall_time_s"] / 60
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+    ax[0].plot(minutes, track, alpha=0.35, label="per iteration")
+    ax[0].plot(minutes, smooth, label="10-iteration mean")
+    ax[0].axhline(args.target, color="k", ls="--", lw=1, label=f"{args.target:.0%} of max")
+    ax[0].set(xlabel="wall time (min)", ylabel="lin. velocity tracking / max", ylim=(0, 1.05))
+    ax[0].legend(loc="lower right")
+    ax[1].plot(minutes, data["mean_episode_length"], color="tab:green")
+    ax[1].set(xlabel="wall time (min)", ylabel="mean episode length (steps)")
+    top = ax[0].secondary_xaxis("top", functions=(lambda m: np.interp(m, minutes, data["iteration"]), lambda i: np.interp(i, data["iteration"], minutes)))
+    top.set_xlabel("iteration")
+    fig.suptitle(args.title)
+    fig.tight_layout()
+    fig.savefig(args.out.with_suffix(".png"), dpi=110)
+
+    print(f"{len(track)} iterations over {minutes[-1]:.1f} min; final tracking {smooth[-1]:.3f} of max")
+    if len(reached):
+        i = reached[0]
+        print(f"reached {args.target:.0%} at iteration {int(data['iteration'][i])}, {minutes[i]:.1f} min")
+    else:
+        print(f"did not reach {args.target:.0%}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Integration tests across packages: they need the whole workspace (uv sync)."""
