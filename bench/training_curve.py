@@ -35,16 +35,22 @@ def load(run: Path) -> dict[str, np.ndarray]:
     t0 = base[0].wall_time
     out = {"iteration": steps, "wall_time_s": np.array([e.wall_time - t0 for e in base])}
     for name, tag in TAGS.items():
-        by_step = {e.step: e.value for e in acc.Scalars(tag)} if tag in acc.Tags()["scalars"] else {}
+        by_step = (
+            {e.step: e.value for e in acc.Scalars(tag)} if tag in acc.Tags()["scalars"] else {}
+        )
         out[name] = np.array([by_step.get(s, np.nan) for s in steps])
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("run", type=Path, help="run folder with the tensorboard events file")
     parser.add_argument("--out", type=Path, required=True, help="output path without extension")
-    parser.add_argument("--target", type=float, default=0.8, help="fraction of the reward's maximum")
+    parser.add_argument(
+        "--target", type=float, default=0.8, help="fraction of the reward's maximum"
+    )
     parser.add_argument("--title", default="Mjlab-Velocity-Flat-Unitree-Go1, 2-core CPU")
     args = parser.parse_args()
 
@@ -78,16 +84,26 @@ def main() -> None:
     ax[0].legend(loc="lower right")
     ax[1].plot(minutes, data["mean_episode_length"], color="tab:green")
     ax[1].set(xlabel="wall time (min)", ylabel="mean episode length (steps)")
-    top = ax[0].secondary_xaxis("top", functions=(lambda m: np.interp(m, minutes, data["iteration"]), lambda i: np.interp(i, data["iteration"], minutes)))
+    top = ax[0].secondary_xaxis(
+        "top",
+        functions=(
+            lambda m: np.interp(m, minutes, data["iteration"]),
+            lambda i: np.interp(i, data["iteration"], minutes),
+        ),
+    )
     top.set_xlabel("iteration")
     fig.suptitle(args.title)
     fig.tight_layout()
     fig.savefig(args.out.with_suffix(".png"), dpi=110)
 
-    print(f"{len(track)} iterations over {minutes[-1]:.1f} min; final tracking {smooth[-1]:.3f} of max")
+    print(
+        f"{len(track)} iterations over {minutes[-1]:.1f} min; final tracking {smooth[-1]:.3f} of max"
+    )
     if len(reached):
         i = reached[0]
-        print(f"reached {args.target:.0%} at iteration {int(data['iteration'][i])}, {minutes[i]:.1f} min")
+        print(
+            f"reached {args.target:.0%} at iteration {int(data['iteration'][i])}, {minutes[i]:.1f} min"
+        )
     else:
         print(f"did not reach {args.target:.0%}")
 

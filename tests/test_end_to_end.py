@@ -17,15 +17,29 @@ def _term_values(env, group="actor") -> dict:
     """The raw value of every term of an observation group, by name (what a robot's state
     estimator would hand to OnnxPolicy.build_observation)."""
     om = env.observation_manager
-    return {name: term.func(env, **term.params)[0].cpu().numpy() for name, term in om.group_terms[group].items()}
+    return {
+        name: term.func(env, **term.params)[0].cpu().numpy()
+        for name, term in om.group_terms[group].items()
+    }
 
 
 @pytest.mark.slow
 def test_cartpole_trained_by_the_train_command_balances_through_mjlab_deploy(tmp_path):
     env_vars = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     subprocess.run(
-        [sys.executable, "-m", "mjlab.rl.scripts.train", "Mjlab-Cartpole-Balance", "--agent.max-iterations", "60"],
-        cwd=tmp_path, env=env_vars, check=True, capture_output=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "mjlab.rl.scripts.train",
+            "Mjlab-Cartpole-Balance",
+            "--agent.max-iterations",
+            "60",
+        ],
+        cwd=tmp_path,
+        env=env_vars,
+        check=True,
+        capture_output=True,
+        timeout=900,
     )
     (run,) = (tmp_path / "logs" / "rsl_rl" / "cartpole").iterdir()
     policy = OnnxPolicy(run / "policy.onnx")
@@ -84,7 +98,9 @@ def test_go1_export_matches_torch_and_sim2sim_reproduces_the_env_observations(tm
 
     # ONNX vs torch on the recorded observations.
     onnx_actor = actor.as_onnx(verbose=False).eval()
-    diff = check_onnx_parity(onnx_actor, tmp_path / "policy.onnx", torch.cat([o["actor"] for o in recorded]))
+    diff = check_onnx_parity(
+        onnx_actor, tmp_path / "policy.onnx", torch.cat([o["actor"] for o in recorded])
+    )
     assert diff <= 1e-5
     print(f"onnxruntime vs torch on 40 recorded observations: max abs diff {diff:.2e}")
 
@@ -93,7 +109,9 @@ def test_go1_export_matches_torch_and_sim2sim_reproduces_the_env_observations(tm
     worst = 0.0
     with torch.inference_mode():  # the env's buffers were made in inference mode above
         env.reset()
-        sim.reset(qpos=env.unwrapped.sim.data.qpos[0].numpy(), qvel=env.unwrapped.sim.data.qvel[0].numpy())
+        sim.reset(
+            qpos=env.unwrapped.sim.data.qpos[0].numpy(), qvel=env.unwrapped.sim.data.qvel[0].numpy()
+        )
         obs = env.get_observations()
         for _ in range(50):  # 1 s at 50 Hz
             sim_obs = sim.step(np.zeros(3))

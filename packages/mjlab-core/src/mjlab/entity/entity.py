@@ -101,12 +101,18 @@ class Entity:
         # Geoms, sites and joints by owning body: many are unnamed (name "").
         body_set = set(self.body_ids_global)
 
-        def owned(obj: mujoco.mjtObj, count: int, body_of: np.ndarray) -> tuple[list[int], list[str]]:
+        def owned(
+            obj: mujoco.mjtObj, count: int, body_of: np.ndarray
+        ) -> tuple[list[int], list[str]]:
             ids = [i for i in range(count) if int(body_of[i]) in body_set]
             return ids, [(mujoco.mj_id2name(model, obj, i) or "").removeprefix(prefix) for i in ids]
 
-        self.geom_ids_global, self.geom_names = owned(mujoco.mjtObj.mjOBJ_GEOM, model.ngeom, model.geom_bodyid)
-        self.site_ids_global, self.site_names = owned(mujoco.mjtObj.mjOBJ_SITE, model.nsite, model.site_bodyid)
+        self.geom_ids_global, self.geom_names = owned(
+            mujoco.mjtObj.mjOBJ_GEOM, model.ngeom, model.geom_bodyid
+        )
+        self.site_ids_global, self.site_names = owned(
+            mujoco.mjtObj.mjOBJ_SITE, model.nsite, model.site_bodyid
+        )
         joint_ids = [j for j in range(model.njnt) if int(model.jnt_bodyid[j]) in body_set]
         joint_names = [
             (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or "").removeprefix(prefix)
