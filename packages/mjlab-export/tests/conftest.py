@@ -7,7 +7,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from mjlab.deploy import METADATA_KEY, DeploymentMetadata, ObservationTermSpec, RobotModelSpec
+from mjlab.deploy import DeploymentMetadata, ObservationTermSpec, RobotModelSpec
 
 
 def linear_policy(
@@ -36,8 +36,7 @@ def linear_policy(
     model.ir_version = 8
     items = dict(props or {})
     if metadata is not None:
-        items[METADATA_KEY] = metadata.to_json()
-        items.update(metadata.flat_items())
+        items.update(metadata.to_onnx_metadata())
     for key, value in items.items():
         entry = model.metadata_props.add()
         entry.key, entry.value = key, value
@@ -102,3 +101,41 @@ def make_policy():
 def make_meta():
     """The `go1_like_metadata` builder."""
     return go1_like_metadata
+
+
+# Case C02: hinge joints a, b, c in body order; position actuators declared c, b, a.
+C02_MJCF = """
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="base" pos="0 0 0.5">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.05" mass="2"/>
+      <body name="l1" pos="0.1 0 0">
+        <joint name="a" type="hinge" axis="0 1 0" armature="0.01"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.1" size="0.02" mass="0.1"/>
+        <body name="l2" pos="0 0 -0.1">
+          <joint name="b" type="hinge" axis="0 1 0" armature="0.02"/>
+          <geom type="capsule" fromto="0 0 0 0 0 -0.1" size="0.02" mass="0.1"/>
+          <body name="l3" pos="0 0 -0.1">
+            <joint name="c" type="hinge" axis="0 1 0" armature="0.03"/>
+            <geom type="capsule" fromto="0 0 0 0 0 -0.1" size="0.02" mass="0.1"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <position name="act_c" joint="c" kp="30" kv="3" forcerange="-33 33"/>
+    <position name="act_b" joint="b" kp="20" kv="2" forcerange="-22 22"/>
+    <position name="act_a" joint="a" kp="10" kv="1" forcerange="-11 11"/>
+  </actuator>
+</mujoco>
+"""
+
+
+@pytest.fixture
+def c02_mjcf() -> str:
+    """MJCF of case C02: joints a, b, c; actuators declared c, b, a with kp 30, 20, 10."""
+    return C02_MJCF

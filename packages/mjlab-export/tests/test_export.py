@@ -1,6 +1,7 @@
-"""Export side (needs torch) and sim2sim (needs mujoco): skipped on a robot-only install."""
+"""Export side (needs torch and rsl-rl-lib): skipped on a robot-only install."""
 
 import numpy as np
+import onnx
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -8,26 +9,30 @@ rsl_models = pytest.importorskip("rsl_rl.models")
 tensordict = pytest.importorskip("tensordict")
 
 from mjlab.deploy import OnnxPolicy  # noqa: E402
-from mjlab.export import check_onnx_parity, export_policy  # noqa: E402
+from mjlab.export import actor_from_rsl_rl, check_onnx_parity, export_policy  # noqa: E402
 
 
-def _actor(obs_dim: int, act_dim: int):
-    obs = tensordict.TensorDict({"actor": torch.zeros(4, obs_dim)}, batch_size=[4])
+def _model(obs_dim: int, act_dim: int):
+    """A real rsl_rl MLPModel with non-trivial normalizer statistics (mean 3, std 5)."""
+    obs = tensordict.TensorDict({"policy": torch.zeros(4, obs_dim)}, batch_size=[4])
     model = rsl_models.MLPModel(
         obs,
-        {"actor": ["actor"]},
+        {"actor": ["policy"]},
         "actor",
         act_dim,
         hidden_dims=(32, 32),
         obs_normalization=True,
         distribution_cfg={"class_name": "GaussianDistribution", "init_std": 1.0},
     )
-    # Non-trivial normalizer statistics: mean 3, std 5 per dimension.
     model.train()
     data = 3.0 + 5.0 * torch.randn(4096, obs_dim, generator=torch.Generator().manual_seed(0))
-    model.update_normalization(tensordict.TensorDict({"actor": data}, batch_size=[4096]))
+    model.update_normalization(tensordict.TensorDict({"policy": data}, batch_size=[4096]))
     model.eval()
-    return model.as_onnx(verbose=False)
+    return model
+
+
+def _actor(obs_dim: int, act_dim: int):
+    return actor_from_rsl_rl(_model(obs_dim, act_dim))
 
 
 def test_export_is_one_file_with_metadata_and_matches_torch(tmp_path, go1_meta):
@@ -36,34 +41,75 @@ def test_export_is_one_file_with_metadata_and_matches_torch(tmp_path, go1_meta):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["policy.onnx"], (
         "no sidecar, no temp files"
     )
+    model = onnx.load(str(path), load_external_data=False)
+    assert not any(t.external_data for t in model.graph.initializer)
+    assert [i.name for i in model.graph.input] == ["obs"]
+    assert [o.name for o in model.graph.output] == ["actions"]
     obs = 3.0 + 5.0 * torch.randn(256, 48, generator=torch.Generator().manual_seed(1))
     assert check_onnx_parity(actor, path, obs) <= 1e-5
-    # The normalizer is inside the graph: raw observations give torch's actions.
+    assert check_onnx_parity(actor, path, obs.numpy()) <= 1e-5
     policy = OnnxPolicy(path)
-    with torch.inference_mode():
-        expected = actor(obs[:3]).numpy()
-    np.testing.assert_allclose(policy(obs[:3].numpy()), expected, atol=1e-5)
     assert policy.metadata == go1_meta
     # Dynamic batch axis.
     assert policy(np.zeros((17, 48), dtype=np.float32)).shape == (17, 12)
 
 
+def test_observation_normalizer_is_inside_the_exported_graph(tmp_path, go1_meta):
+    model = _model(48, 12)
+    path = export_policy(actor_from_rsl_rl(model), tmp_path / "policy.onnx", go1_meta)
+    obs = 3.0 + 5.0 * torch.randn(64, 48, generator=torch.Generator().manual_seed(2))
+    with torch.inference_mode():
+        # The rsl_rl model itself on raw grouped observations (normalizer + MLP + mean).
+        expected = model(tensordict.TensorDict({"policy": obs}, batch_size=[64])).numpy()
+        without_normalizer = model.mlp(obs).numpy()
+    got = OnnxPolicy(path)(obs.numpy())
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    assert np.abs(got - without_normalizer).max() > 0.1
+
+
+def test_export_does_not_touch_the_callers_module(tmp_path, go1_meta):
+    actor = _actor(48, 12)
+    actor.train()
+    export_policy(actor, tmp_path / "policy.onnx", go1_meta)
+    assert actor.training
+
+
+def test_export_writes_exactly_where_asked_even_with_model_in_the_folder_name(tmp_path, go1_meta):
+    # Case C07: the path is a pathlib path, never split on words such as "model".
+    run = tmp_path / "my_model_experiments" / "2026-03-30_12-00-00"
+    path = export_policy(_actor(48, 12), run / "policy.onnx", go1_meta)
+    assert path == run / "policy.onnx" and path.is_file()
+    assert sorted(p.name for p in run.iterdir()) == ["policy.onnx"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my_model_experiments"]
+
+
 def test_export_refuses_metadata_that_does_not_fit_the_actor(tmp_path, go1_meta):
     with pytest.raises(ValueError, match="add up to 48 values but the actor takes 40"):
         export_policy(_actor(40, 12), tmp_path / "p.onnx", go1_meta)
-    assert not (tmp_path / "p.onnx").exists()
+    with pytest.raises(ValueError, match="Actor outputs 10 actions but metadata lists 12 joints"):
+        export_policy(_actor(48, 10), tmp_path / "p.onnx", go1_meta)
+    assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.slow
-def test_sim2sim_holds_go1_standing_with_a_zero_action_policy(tmp_path, go1_meta, make_policy):
-    pytest.importorskip("mujoco")
-    pytest.importorskip("mujoco_menagerie")
-    from mjlab.deploy.sim2sim import Sim2Sim
+class _NoisyActor(torch.nn.Module):
+    """Not deterministic: the parity check must catch it."""
 
-    path = make_policy(tmp_path / "zero.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
-    sim = Sim2Sim(OnnxPolicy(path))
-    report = sim.run(seconds=1.0, command=(0.0, 0.0, 0.0))
-    assert report.falls == 0
-    assert sim.data.qpos[2] > 0.2  # trunk still up
-    # The soft 10 Hz servos sag under the body weight (rear calves ~0.17 rad) but hold the pose.
-    np.testing.assert_allclose(sim.data.qpos[sim.qpos_adr], go1_meta.default_joint_pos, atol=0.25)
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(48, 12)
+
+    def forward(self, obs):
+        return self.linear(obs) + torch.randn_like(self.linear(obs))
+
+
+def test_failed_parity_check_raises_and_leaves_no_file(tmp_path, go1_meta):
+    (tmp_path / "policy.onnx").write_bytes(b"previous export")
+    with pytest.raises(ValueError, match="ONNX export differs from torch"):
+        export_policy(_NoisyActor(), tmp_path / "policy.onnx", go1_meta)
+    assert (tmp_path / "policy.onnx").read_bytes() == b"previous export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["policy.onnx"]
+
+
+def test_actor_helper_refuses_what_is_not_an_rsl_rl_model():
+    with pytest.raises(TypeError, match="has no as_onnx"):
+        actor_from_rsl_rl(torch.nn.Linear(3, 3))

@@ -4,7 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from mjlab.deploy import DeploymentMetadata
+from mjlab.deploy import DeploymentMetadata, ObservationTermSpec
+from mjlab.deploy.metadata import FLAT_KEYS
 
 
 def test_json_round_trip_keeps_full_precision(go1_meta):
@@ -51,3 +52,66 @@ def test_malformed_metadata_names_the_field(go1_meta, edit, message):
 def test_garbled_json_is_a_clear_error():
     with pytest.raises(ValueError, match="not valid JSON"):
         DeploymentMetadata.from_json("{joint_names: [")
+
+
+def test_float32_arrays_and_plain_dicts_are_accepted_and_round_trip_exactly(go1_meta):
+    raw = json.loads(go1_meta.to_json())
+    values = np.linspace(0.1, 1.3, 12, dtype=np.float32)
+    raw["stiffness"] = values  # numpy float32, as read from a torch tensor
+    raw["robot"]["init_rot"] = (1.0, 0.0, 0.0, 0.0)
+    meta = DeploymentMetadata(**raw)  # dicts for robot/observations/commands
+    assert meta.robot.menagerie_name == "unitree_go1"
+    assert meta.observations[1].scale == 0.25
+    back = DeploymentMetadata.from_json(meta.to_json())
+    np.testing.assert_array_equal(np.asarray(back.stiffness, dtype=np.float32), values)
+    assert back == meta
+
+
+def test_onnx_metadata_has_the_json_document_and_the_flat_keys(go1_meta):
+    props = go1_meta.to_onnx_metadata()
+    assert set(props) == {"mjlab.deployment", *FLAT_KEYS}
+    assert DeploymentMetadata.from_onnx_metadata(props) == go1_meta
+    assert props["command_names"] == ""
+    with pytest.raises(
+        ValueError, match=r"No 'mjlab\.deployment' metadata \(keys present: \['joint_names'\]\)"
+    ):
+        DeploymentMetadata.from_onnx_metadata({"joint_names": "a"})
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"damping": [-1.0] * 12}, "'damping' is negative for joints"),
+        ({"effort_limit": [0.0] * 12}, "'effort_limit' is <= 0"),
+        ({"default_joint_pos": [float("nan")] * 12}, "'default_joint_pos' must be finite"),
+        ({"stiffness": [float("inf")] * 12}, "'stiffness' is not finite"),
+        ({"decimation": 5}, r"step_dt \(0.02 s\) must equal physics_dt \* decimation"),
+        ({"joint_names": ["a"] * 12}, r"'joint_names' repeats \['a'\]"),
+        ({"action_type": "torque"}, "'action_type' is 'torque'; use one of"),
+        ({"mujoco_options": {"integrator": "RK45"}}, r"'mujoco_options.integrator' is 'RK45'"),
+        ({"mujoco_options": {"timestep": 0.002}}, "mujoco_options.timestep .* must be equal"),
+        ({"robot": {"init_pos": [0, 0]}}, "robot.init_pos' must be 3 numbers"),
+        ({"observations": []}, "'observations' is empty"),
+    ],
+)
+def test_inconsistent_metadata_is_refused_at_construction(go1_meta, change, message):
+    fields = {f: getattr(go1_meta, f) for f in go1_meta.__dataclass_fields__}
+    fields.update(change)
+    with pytest.raises(ValueError, match=message):
+        DeploymentMetadata(**fields)
+
+
+def test_observation_term_checks_scale_and_clip():
+    with pytest.raises(ValueError, match="'q': scale has 2 values, dim is 3"):
+        ObservationTermSpec(name="q", func="joint_pos_rel", dim=3, scale=[1.0, 2.0])
+    with pytest.raises(ValueError, match=r"'q': clip must be \[min, max\] with min < max"):
+        ObservationTermSpec(name="q", func="joint_pos_rel", dim=3, clip=(1.0, -1.0))
+    term = ObservationTermSpec(name="q", func="joint_pos_rel", dim=3, history_length=4)
+    assert term.total_dim == 12
+
+
+def test_document_that_is_not_an_object_or_lacks_a_version_is_refused():
+    with pytest.raises(ValueError, match="must be a JSON object"):
+        DeploymentMetadata.from_json("[1, 2]")
+    with pytest.raises(ValueError, match="no valid 'schema_version'"):
+        DeploymentMetadata.from_json('{"joint_names": ["a"]}')

@@ -134,3 +134,79 @@ def test_deploy_command_line_inspect(policy_file):
         text=True,
     ).stdout
     assert "Mjlab-Velocity-Flat-Unitree-Go1" in out
+
+
+def test_batched_history_keeps_one_window_per_row(tmp_path, make_policy, make_meta):
+    meta = make_meta(history=3)
+    policy = OnnxPolicy(
+        make_policy(tmp_path / "h.onnx", np.zeros((meta.obs_dim, 12)), np.zeros(12), meta)
+    )
+
+    def batch(values):
+        terms = {k: np.stack([v, v]) for k, v in _terms(0.0).items()}
+        terms["joint_pos"] = np.stack([np.full(12, values[0]), np.full(12, values[1])])
+        return terms
+
+    policy.build_observation(batch((1.0, 10.0)))
+    obs = policy.build_observation(batch((2.0, 20.0)))
+    assert obs.shape == (2, 72) and obs.dtype == np.float32
+    np.testing.assert_array_equal(obs[0, 12:48], [1.0] * 24 + [2.0] * 12)
+    np.testing.assert_array_equal(obs[1, 12:48], [10.0] * 24 + [20.0] * 12)
+    assert policy(obs).shape == (2, 12)
+    # Switching to a single observation mid-episode is a bug in the caller's loop.
+    with pytest.raises(ValueError, match=r"'joint_pos' changed shape from \(2, 12\) to \(12,\)"):
+        policy.build_observation(_terms(3.0))
+    policy.reset()
+    assert policy.build_observation(_terms(3.0)).shape == (72,)
+
+
+def test_nan_term_is_named_and_does_not_advance_history(tmp_path, make_policy, make_meta):
+    meta = make_meta(history=3)
+    policy = OnnxPolicy(
+        make_policy(tmp_path / "h.onnx", np.zeros((meta.obs_dim, 12)), np.zeros(12), meta)
+    )
+    policy.build_observation(_terms(1.0))
+    bad = _terms(2.0)
+    bad["base_ang_vel"][1] = np.inf
+    with pytest.raises(ValueError, match="'base_ang_vel' contains NaN or Inf"):
+        policy.build_observation(bad)
+    obs = policy.build_observation(_terms(3.0))
+    np.testing.assert_array_equal(obs[12:48], [1.0] * 24 + [3.0] * 12)
+
+
+def test_nan_observation_error_names_the_term(policy_file):
+    policy = OnnxPolicy(policy_file[0])
+    obs = np.zeros((2, 48), dtype=np.float32)
+    obs[1, 13] = np.inf  # inside joint_pos (values 12..23)
+    with pytest.raises(ValueError, match=r"indices \[13\] \(terms \['joint_pos'\]\)"):
+        policy(obs)
+
+
+def test_metadata_with_the_wrong_number_of_joints_is_refused(tmp_path, go1_meta, make_policy):
+    path = make_policy(tmp_path / "p.onnx", np.zeros((48, 10)), np.zeros(10), go1_meta)
+    with pytest.raises(ValueError, match="lists 12 joints but the network outputs 10 actions"):
+        OnnxPolicy(path)
+
+
+def test_policy_attributes_are_typed_and_read_only(policy_file, go1_meta):
+    policy = OnnxPolicy(policy_file[0])
+    assert policy.step_dt == 0.02 and policy.physics_dt == 0.005 and policy.decimation == 4
+    assert [t.name for t in policy.observation_terms][:2] == ["base_lin_vel", "base_ang_vel"]
+    np.testing.assert_array_equal(policy.armature, go1_meta.armature)
+    assert policy.effort_limit.dtype == np.float64
+    with pytest.raises(ValueError, match="read-only"):
+        policy.stiffness[0] = 0.0
+
+
+def test_raw_policy_has_no_metadata_attributes(tmp_path, make_policy):
+    policy = OnnxPolicy(
+        make_policy(tmp_path / "raw.onnx", np.eye(3), np.zeros(3)), allow_missing_metadata=True
+    )
+    assert policy.metadata is None and policy.joint_names is None and policy.stiffness is None
+    with pytest.raises(ValueError, match="without metadata"):
+        policy.build_observation({})
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="No policy file"):
+        OnnxPolicy(tmp_path / "nope.onnx")

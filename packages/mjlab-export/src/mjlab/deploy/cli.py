@@ -1,4 +1,8 @@
-"""`deploy inspect|bench|sim2sim policy.onnx`: look at, time and try an exported policy."""
+"""`deploy inspect|bench|sim2sim policy.onnx`: look at, time and try an exported policy.
+
+`inspect` and `bench` need only the robot-side install (onnxruntime + numpy); `sim2sim`
+needs mjlab-export[sim] (mujoco, mujoco-menagerie, imageio[ffmpeg]).
+"""
 
 from __future__ import annotations
 
@@ -14,9 +18,35 @@ import tyro
 from mjlab.deploy.policy import OnnxPolicy
 
 
+def parse_command(text: str) -> tuple[float, ...]:
+    """ "0.5,0,-0.2" -> (0.5, 0.0, -0.2).
+
+    Raises:
+        ValueError: an empty or non-numeric component.
+    """
+    try:
+        return tuple(float(v) for v in text.split(","))
+    except ValueError as err:
+        raise ValueError(
+            f"--command must be comma-separated numbers such as 0.5,0,0; got {text!r}."
+        ) from err
+
+
+_CommandArg = Annotated[
+    tuple[float, ...],
+    tyro.constructors.PrimitiveConstructorSpec(
+        nargs=1,
+        metavar="VX,VY,WZ",
+        instance_from_str=lambda args: parse_command(args[0]),
+        is_instance=lambda value: isinstance(value, tuple),
+        str_from_instance=lambda value: [",".join(repr(float(v)) for v in value)],
+    ),
+]
+
+
 @dataclasses.dataclass
 class Inspect:
-    """Print the policy's deployment metadata."""
+    """Print the policy's deployment metadata as tables."""
 
     policy: tyro.conf.Positional[Path]
     """The .onnx file."""
@@ -24,37 +54,46 @@ class Inspect:
 
 @dataclasses.dataclass
 class Bench:
-    """Time single-observation inference on one thread (p50/p99)."""
+    """Time single-observation inference on one onnxruntime thread (p50/p99)."""
 
     policy: tyro.conf.Positional[Path]
-    """The .onnx file."""
+    """The .onnx file (metadata not required)."""
     iterations: int = 2000
     """Timed calls (after 100 warm-up calls)."""
 
 
 @dataclasses.dataclass
 class Sim2sim:
-    """Run the policy in plain MuJoCo on its mujoco-menagerie robot."""
+    """Run the policy in plain MuJoCo on its mujoco-menagerie robot (needs mjlab-export[sim])."""
 
     policy: tyro.conf.Positional[Path]
     """The .onnx file."""
-    command: tuple[float, float, float] = (0.5, 0.0, 0.0)
-    """Velocity command (vx m/s, vy m/s, wz rad/s), base frame."""
+    command: _CommandArg = (0.5, 0.0, 0.0)
+    """Command vector, comma-separated; for velocity tasks vx m/s, vy m/s, wz rad/s (base frame)."""
     seconds: float = 10.0
     """Simulated time, s."""
     video: Path | None = None
-    """Write an mp4 of the run (MuJoCo renderer, headless with MUJOCO_GL=egl)."""
+    """Write an mp4 of the run (MuJoCo renderer; headless with MUJOCO_GL=egl)."""
 
 
 def inspect(policy_path: Path) -> str:
+    """The metadata of `policy_path` as text tables.
+
+    Raises:
+        ValueError: the file has no or malformed metadata.
+    """
     policy = OnnxPolicy(policy_path)
     m = policy.metadata
-    assert m is not None
+    assert m is not None  # OnnxPolicy refuses files without metadata by default
+    robot = m.robot
     lines = [
         f"policy        {policy_path}",
+        f"schema        mjlab.deployment v{m.schema_version}",
         f"task          {m.task_id or '-'}",
-        f"robot         {m.robot.menagerie_name}/{m.robot.entry} (oid {m.robot.oid})",
-        f"control       step_dt {m.step_dt} s = {m.decimation} x physics_dt {m.physics_dt} s; action {m.action_type}",
+        f"robot         {robot.menagerie_name}/{robot.entry} (oid {robot.oid})",
+        f"spawn         pos {robot.init_pos} m, rot (wxyz) {robot.init_rot}",
+        f"control       step_dt {m.step_dt} s = {m.decimation} x physics_dt {m.physics_dt} s; "
+        f"action {m.action_type}",
         f"observation   {policy.obs_dim} values; actions {policy.action_dim}",
         "",
         f"{'joint':<28}{'kp':>9}{'kd':>8}{'effort':>9}{'armature':>10}{'default':>9}{'scale':>8}{'offset':>9}",
@@ -66,16 +105,21 @@ def inspect(policy_path: Path) -> str:
         )
     lines += [
         "",
-        f"{'observation term':<22}{'func':<22}{'dim':>5}{'history':>9}{'scale':>10}  clip",
+        f"{'observation term':<22}{'func':<22}{'dim':>5}{'history':>9}{'values':>8}  scale / clip",
     ]
     for t in m.observations:
         lines.append(
-            f"{t.name:<22}{t.func:<22}{t.dim:>5}{t.history_length:>9}{t.scale!s:>10}  {t.clip}"
+            f"{t.name:<22}{t.func:<22}{t.dim:>5}{t.history_length:>9}{t.total_dim:>8}  "
+            f"{t.scale} / {t.clip}"
         )
+    if m.commands:
+        lines.append("")
     for c in m.commands:
         lines.append(
             f"command {c.name} ({c.dim}): " + ", ".join(f"{k} {v}" for k, v in c.ranges.items())
         )
+    if m.mujoco_options:
+        lines += ["", "mujoco: " + ", ".join(f"{k} {v}" for k, v in m.mujoco_options.items())]
     if m.package_versions:
         lines.append(
             "versions: " + ", ".join(f"{k} {v}" for k, v in sorted(m.package_versions.items()))
@@ -84,7 +128,16 @@ def inspect(policy_path: Path) -> str:
 
 
 def bench(policy_path: Path, iterations: int = 2000) -> dict[str, float]:
-    """p50/p99/mean single-observation latency, microseconds, on one onnxruntime thread."""
+    """Single-observation latency on one onnxruntime thread, microseconds.
+
+    Returns:
+        {"p50_us", "p99_us", "mean_us"}.
+
+    Raises:
+        ValueError: iterations < 1.
+    """
+    if iterations < 1:
+        raise ValueError(f"iterations must be >= 1, got {iterations}.")
     policy = OnnxPolicy(policy_path, allow_missing_metadata=True)
     obs = np.random.default_rng(0).standard_normal(policy.obs_dim).astype(np.float32)
     for _ in range(100):
@@ -103,35 +156,15 @@ def bench(policy_path: Path, iterations: int = 2000) -> dict[str, float]:
 
 
 def sim2sim(policy_path: Path, command, seconds: float, video: Path | None):
+    """Run `policy_path` in plain MuJoCo; returns the `Sim2SimReport`."""
     from mjlab.deploy.sim2sim import Sim2Sim
 
     sim = Sim2Sim(OnnxPolicy(policy_path))
-    render = None
-    if video is not None:
-        import mujoco
-
-        renderer = mujoco.Renderer(sim.model, height=360, width=480)
-        camera = mujoco.MjvCamera()
-        camera.type = mujoco.mjtCamera.mjCAMERA_TRACKING
-        camera.trackbodyid = 1
-        camera.distance, camera.elevation, camera.azimuth = 2.0, -15.0, 120.0
-
-        def render(model, data):
-            renderer.update_scene(data, camera=camera)
-            return renderer.render()
-
-    report = sim.run(seconds=seconds, command=tuple(command), render=render)
-    if video is not None:
-        import imageio.v2 as imageio
-
-        video.parent.mkdir(parents=True, exist_ok=True)
-        imageio.mimwrite(
-            video, report.frames, fps=round(1.0 / sim.meta.step_dt), macro_block_size=1
-        )
-    return report
+    return sim.run(seconds=seconds, command=tuple(command), video=video)
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Entry point of the `deploy` command; exits 1 when sim2sim saw a fall."""
     cmd = tyro.cli(
         Annotated[Inspect, tyro.conf.subcommand("inspect")]
         | Annotated[Bench, tyro.conf.subcommand("bench")]
@@ -144,7 +177,8 @@ def main(argv: list[str] | None = None) -> None:
     elif isinstance(cmd, Bench):
         r = bench(cmd.policy, cmd.iterations)
         print(
-            f"latency over {cmd.iterations} calls, 1 thread: p50 {r['p50_us']:.1f} us, p99 {r['p99_us']:.1f} us, mean {r['mean_us']:.1f} us"
+            f"latency over {cmd.iterations} calls, 1 thread: p50 {r['p50_us']:.1f} us, "
+            f"p99 {r['p99_us']:.1f} us, mean {r['mean_us']:.1f} us"
         )
     else:
         report = sim2sim(cmd.policy, cmd.command, cmd.seconds, cmd.video)

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+import numpy as np
+
 SCHEMA_VERSION = 1
+"""Version of the JSON layout this module writes; it reads versions 1..SCHEMA_VERSION."""
 METADATA_KEY = "mjlab.deployment"
+"""ONNX `metadata_props` key of the JSON document."""
 FLAT_KEYS = (
     "joint_names",
     "joint_stiffness",
@@ -24,61 +29,162 @@ FLAT_KEYS = (
     "observation_names",
     "command_names",
 )
+"""Comma-separated `metadata_props` keys written for tools that predate the JSON document."""
+PER_JOINT_FIELDS = (
+    "stiffness",
+    "damping",
+    "effort_limit",
+    "armature",
+    "default_joint_pos",
+    "action_scale",
+    "action_offset",
+)
+"""Fields of `DeploymentMetadata` holding one value per joint, in `joint_names` order."""
+ACTION_TYPES = ("joint_position", "joint_velocity", "joint_effort")
+"""Values of `DeploymentMetadata.action_type`."""
+MUJOCO_OPTION_NAMES: dict[str, tuple[str, ...]] = {
+    "integrator": ("euler", "rk4", "implicit", "implicitfast"),
+    "cone": ("pyramidal", "elliptic"),
+    "solver": ("pgs", "cg", "newton"),
+}
+"""Accepted names of the enum-valued MuJoCo options (mjtIntegrator, mjtCone, mjtSolver)."""
 
 
 @dataclass(kw_only=True)
 class RobotModelSpec:
-    """Where the robot model comes from."""
+    """Where the robot model comes from and where its base starts.
+
+    Raises:
+        ValueError: a malformed pose or name (the message names the field).
+    """
 
     menagerie_name: str | None = None
-    """mujoco-menagerie robot, e.g. "unitree_go1"."""
+    """mujoco-menagerie robot, e.g. "unitree_go1"; None when the model is not from Menagerie."""
     entry: str | None = None
-    """Menagerie entry point, e.g. "go1"."""
+    """Menagerie entry point (XML file stem), e.g. "go1"."""
     oid: str | None = None
-    """Content id (commit/oid) of the model files."""
+    """Content id (Menagerie git tree oid or commit) of the model files; None when unknown."""
     init_pos: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
-    """Spawn position of the root, m."""
+    """Spawn position of the root in the world frame, m (3 values)."""
     init_rot: list[float] = field(default_factory=lambda: [1.0, 0.0, 0.0, 0.0])
-    """Spawn orientation, wxyz."""
+    """Spawn orientation of the root in the world frame, quaternion wxyz (4 values)."""
     geom_params: dict[str, list] = field(default_factory=dict)
     """Contact parameters of the robot's geoms as trained, in the MJCF's geom order: condim,
     friction (3), priority, solref (2), contype, conaffinity (the task may edit them)."""
 
+    def __post_init__(self) -> None:
+        for name in ("menagerie_name", "entry", "oid"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ValueError(f"robot.{name} must be a non-empty string or None, got {value!r}.")
+        self.init_pos = _floats(self.init_pos, "robot.init_pos", length=3)
+        self.init_rot = _floats(self.init_rot, "robot.init_rot", length=4)
+        if math.fsum(v * v for v in self.init_rot) < 1e-12:
+            raise ValueError("robot.init_rot is a zero quaternion; give wxyz, e.g. [1, 0, 0, 0].")
+        if not isinstance(self.geom_params, Mapping):
+            raise ValueError("robot.geom_params must map a parameter name to per-geom values.")
+        self.geom_params = dict(self.geom_params)
+
 
 @dataclass(kw_only=True)
 class ObservationTermSpec:
-    """One actor observation term, in the order the policy reads them."""
+    """One actor observation term, in the order the policy reads them.
+
+    Processing (as in Isaac Lab and mjlab): raw value -> clip -> scale -> history. A term with
+    `history_length` H > 0 contributes H * dim values, oldest first; with 0 it contributes dim.
+
+    Raises:
+        ValueError: a malformed field (the message names the term and the field).
+    """
 
     name: str
     """Term name in the task, e.g. "joint_pos"."""
     func: str
     """What the term computes, e.g. "joint_pos_rel" (see mjlab.envs.mdp)."""
     dim: int
-    """Values per step."""
+    """Values per step (positive)."""
     scale: float | list[float] | None = None
-    """Multiplier applied after clipping."""
+    """Multiplier applied after clipping: one number, one per value (dim of them), or None."""
     clip: list[float] | None = None
-    """[min, max] applied before scaling."""
+    """[min, max] applied before scaling, or None."""
     history_length: int = 0
     """Past steps kept (0: only the current value); flattened oldest first."""
     params: dict[str, Any] = field(default_factory=dict)
     """Extra parameters (e.g. the command name), JSON values only."""
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(
+                f"Observation term name must be a non-empty string, got {self.name!r}."
+            )
+        where = f"Observation term '{self.name}'"
+        if not isinstance(self.func, str) or not self.func:
+            raise ValueError(f"{where}: func must be a non-empty string, e.g. 'joint_pos_rel'.")
+        self.dim = _int(self.dim, f"{where}: dim")
+        self.history_length = _int(self.history_length, f"{where}: history_length")
+        if self.dim < 1 or self.history_length < 0:
+            raise ValueError(
+                f"{where}: dim must be >= 1 and history_length >= 0 (0: no history), "
+                f"got dim={self.dim}, history_length={self.history_length}."
+            )
+        if self.scale is not None:
+            if np.ndim(self.scale) == 0:
+                (self.scale,) = _floats([self.scale], f"{where}: scale")
+            else:
+                self.scale = _floats(self.scale, f"{where}: scale")
+                if len(self.scale) != self.dim:
+                    raise ValueError(
+                        f"{where}: scale has {len(self.scale)} values, dim is {self.dim}; give "
+                        "one number or one per value."
+                    )
+        if self.clip is not None:
+            clip = _floats(self.clip, f"{where}: clip", allow_inf=True)
+            if len(clip) != 2 or not clip[0] < clip[1] or math.isnan(clip[0] + clip[1]):
+                raise ValueError(f"{where}: clip must be [min, max] with min < max, got {clip}.")
+            self.clip = clip
+        if not isinstance(self.params, Mapping):
+            raise ValueError(f"{where}: params must be a dict of JSON values.")
+        self.params = dict(self.params)
+
     @property
     def total_dim(self) -> int:
+        """Values this term contributes to the observation vector: dim * max(history_length, 1)."""
         return self.dim * max(self.history_length, 1)
 
 
 @dataclass(kw_only=True)
 class CommandSpec:
-    """A command the policy follows."""
+    """A command the policy follows.
+
+    Raises:
+        ValueError: a malformed field (the message names the command and the field).
+    """
 
     name: str
     """Command name, e.g. "twist"."""
     dim: int
-    """Values in the command vector."""
+    """Values in the command vector (positive)."""
     ranges: dict[str, list[float]] = field(default_factory=dict)
-    """Training ranges per component, e.g. {"lin_vel_x": [-1, 1]}."""
+    """Training ranges [lo, hi] per component, e.g. {"lin_vel_x": [-1, 1]}."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"Command name must be a non-empty string, got {self.name!r}.")
+        self.dim = _int(self.dim, f"Command '{self.name}': dim")
+        if self.dim < 1:
+            raise ValueError(f"Command '{self.name}': dim must be >= 1, got {self.dim}.")
+        if not isinstance(self.ranges, Mapping):
+            raise ValueError(f"Command '{self.name}': ranges must map a component to [lo, hi].")
+        ranges = {}
+        for key, value in self.ranges.items():
+            lo_hi = _floats(value, f"Command '{self.name}': ranges['{key}']", length=2)
+            if lo_hi[0] > lo_hi[1]:
+                raise ValueError(
+                    f"Command '{self.name}': ranges['{key}'] must be [lo, hi] with lo <= hi, "
+                    f"got {lo_hi}."
+                )
+            ranges[str(key)] = lo_hi
+        self.ranges = ranges
 
 
 @dataclass(kw_only=True)
@@ -86,13 +192,22 @@ class DeploymentMetadata:
     """Versioned description of a policy's interface and of the robot it drives.
 
     Every per-joint list follows `joint_names` (the control order), never the actuator
-    declaration order (case C02). q_target = action_offset + action_scale * action.
+    declaration order (case C02). q_target = action_offset + action_scale * action (rad), and
+    the PD law is tau = stiffness * (q_target - q) - damping * qd, clipped to +-effort_limit.
+
+    Plain lists, tuples, numpy arrays and dicts are accepted for every field and normalized
+    (numbers become Python floats, exactly: a float32 value stays the same number). The
+    metadata is validated at construction and again by `validate()` / `to_json()`.
+
+    Raises:
+        ValueError: a missing, malformed or inconsistent field; the message names it and says
+            how to fix it.
     """
 
     schema_version: int = SCHEMA_VERSION
     """Version of this layout."""
     task_id: str = ""
-    """Task the policy was trained on."""
+    """Task the policy was trained on, e.g. "Mjlab-Velocity-Flat-Unitree-Go1"."""
     robot: RobotModelSpec = field(default_factory=RobotModelSpec)
     """Model source and spawn pose."""
     joint_names: list[str] = field(default_factory=list)
@@ -120,26 +235,61 @@ class DeploymentMetadata:
     commands: list[CommandSpec] = field(default_factory=list)
     """Commands."""
     step_dt: float = 0.02
-    """Control period, s."""
+    """Control period, s; equals physics_dt * decimation."""
     physics_dt: float = 0.005
     """Physics timestep, s."""
     decimation: int = 4
     """Physics steps per control step."""
     mujoco_options: dict[str, Any] = field(default_factory=dict)
-    """MuJoCo options of training (timestep, integrator, cone, solver, iterations, ...)."""
+    """MuJoCo options of training (timestep, integrator, cone, solver, iterations,
+    ls_iterations, impratio, ...); sim2sim applies the keys that are present."""
     package_versions: dict[str, str] = field(default_factory=dict)
     """Versions of the packages that produced the file."""
 
+    def __post_init__(self) -> None:
+        if isinstance(self.robot, Mapping):
+            self.robot = RobotModelSpec(**self.robot)
+        self.observations = [
+            ObservationTermSpec(**t) if isinstance(t, Mapping) else t
+            for t in _sequence(self.observations, "observations")
+        ]
+        self.commands = [
+            CommandSpec(**c) if isinstance(c, Mapping) else c
+            for c in _sequence(self.commands, "commands")
+        ]
+        self.joint_names = [
+            str(n) if isinstance(n, np.str_) else n
+            for n in _sequence(self.joint_names, "joint_names")
+        ]
+        for name in PER_JOINT_FIELDS:
+            setattr(self, name, _floats(getattr(self, name), name, allow_inf=True))
+        for name in ("step_dt", "physics_dt"):
+            (value,) = _floats([getattr(self, name)], name)
+            setattr(self, name, value)
+        self.decimation = _int(self.decimation, "decimation")
+        if not isinstance(self.mujoco_options, Mapping):
+            raise ValueError("mujoco_options must be a dict of MuJoCo option names to values.")
+        self.mujoco_options = dict(self.mujoco_options)
+        if not isinstance(self.package_versions, Mapping):
+            raise ValueError("package_versions must be a dict of package names to versions.")
+        self.package_versions = {str(k): str(v) for k, v in self.package_versions.items()}
+        self.validate()
+
     @property
     def num_joints(self) -> int:
+        """Number of controlled joints, which is the action dimension."""
         return len(self.joint_names)
 
     @property
     def obs_dim(self) -> int:
+        """Length of the observation vector the policy reads (history included)."""
         return sum(t.total_dim for t in self.observations)
 
     def validate(self) -> DeploymentMetadata:
-        """Check internal consistency.
+        """Check every field and their consistency.
+
+        Returns:
+            self, for chaining.
 
         Raises:
             ValueError: naming the field that is wrong and how to fix it.
@@ -149,100 +299,175 @@ class DeploymentMetadata:
                 f"Deployment metadata schema_version {self.schema_version} is not supported "
                 f"(this mjlab-export reads {SCHEMA_VERSION}); upgrade mjlab-export or re-export the policy."
             )
+        if not isinstance(self.task_id, str):
+            raise ValueError(
+                f"Deployment metadata field 'task_id' must be a string, got {self.task_id!r}."
+            )
+        if not isinstance(self.robot, RobotModelSpec):
+            raise ValueError(
+                "Deployment metadata field 'robot' must be a RobotModelSpec or a dict."
+            )
         n = len(self.joint_names)
         if n == 0:
             raise ValueError(
                 "Deployment metadata field 'joint_names' is empty; the policy must control joints."
             )
-        for name in (
-            "stiffness",
-            "damping",
-            "effort_limit",
-            "armature",
-            "default_joint_pos",
-            "action_scale",
-            "action_offset",
-        ):
+        for i, name in enumerate(self.joint_names):
+            if not isinstance(name, str) or not name or "," in name:
+                raise ValueError(
+                    f"Deployment metadata field 'joint_names[{i}]' is {name!r}; joint names are "
+                    "non-empty strings without commas."
+                )
+        repeated = sorted({j for j in self.joint_names if self.joint_names.count(j) > 1})
+        if repeated:
+            raise ValueError(f"Deployment metadata field 'joint_names' repeats {repeated}.")
+        for name in PER_JOINT_FIELDS:
             values = getattr(self, name)
             if len(values) != n:
                 raise ValueError(
                     f"Deployment metadata field '{name}' has {len(values)} values; expected {n}, "
                     "one per entry of 'joint_names' in the same order."
                 )
-            if any(isinstance(v, float) and math.isnan(v) for v in values):
-                raise ValueError(f"Deployment metadata field '{name}' contains NaN.")
+            may_be_inf = name == "effort_limit"
+            bad = [
+                self.joint_names[i]
+                for i, v in enumerate(values)
+                if math.isnan(v) or (math.isinf(v) and not may_be_inf)
+            ]
+            if bad:
+                raise ValueError(
+                    f"Deployment metadata field '{name}' is not finite for joints {bad}."
+                )
+        for name in ("stiffness", "damping", "armature"):
+            negative = [self.joint_names[i] for i, v in enumerate(getattr(self, name)) if v < 0]
+            if negative:
+                raise ValueError(
+                    f"Deployment metadata field '{name}' is negative for joints {negative}; "
+                    "gains and armature are >= 0."
+                )
+        not_positive = [self.joint_names[i] for i, v in enumerate(self.effort_limit) if v <= 0]
+        if not_positive:
+            raise ValueError(
+                f"Deployment metadata field 'effort_limit' is <= 0 for joints {not_positive}; "
+                "give the torque limit in N m (inf: none)."
+            )
+        if self.action_type not in ACTION_TYPES:
+            raise ValueError(
+                f"Deployment metadata field 'action_type' is {self.action_type!r}; use one of "
+                f"{list(ACTION_TYPES)}."
+            )
         if not self.observations:
             raise ValueError("Deployment metadata field 'observations' is empty.")
-        for term in self.observations:
-            if term.dim < 1 or term.history_length < 0:
-                raise ValueError(
-                    f"Observation term '{term.name}': dim must be >= 1 and history_length >= 0."
-                )
-            if term.clip is not None and (len(term.clip) != 2 or term.clip[0] > term.clip[1]):
-                raise ValueError(
-                    f"Observation term '{term.name}': clip must be [min, max], got {term.clip}."
-                )
-            if isinstance(term.scale, list) and len(term.scale) != term.dim:
-                raise ValueError(
-                    f"Observation term '{term.name}': scale has {len(term.scale)} values, dim is {term.dim}."
-                )
-        if not self.step_dt > 0 or not self.physics_dt > 0 or self.decimation < 1:
+        if not all(isinstance(t, ObservationTermSpec) for t in self.observations):
             raise ValueError(
-                "Deployment metadata: step_dt and physics_dt must be > 0 and decimation >= 1."
+                "Deployment metadata field 'observations' must hold ObservationTermSpec."
             )
+        names = [t.name for t in self.observations]
+        repeated = sorted({t for t in names if names.count(t) > 1})
+        if repeated or any("," in t for t in names):
+            raise ValueError(
+                f"Deployment metadata field 'observations': term names must be unique and have "
+                f"no commas; got {names}."
+            )
+        if not all(isinstance(c, CommandSpec) for c in self.commands):
+            raise ValueError("Deployment metadata field 'commands' must hold CommandSpec.")
+        if not (self.step_dt > 0 and self.physics_dt > 0 and self.decimation >= 1):
+            raise ValueError(
+                "Deployment metadata: step_dt and physics_dt must be > 0 and decimation >= 1, got "
+                f"step_dt={self.step_dt}, physics_dt={self.physics_dt}, decimation={self.decimation}."
+            )
+        if not math.isclose(self.step_dt, self.physics_dt * self.decimation, rel_tol=1e-6):
+            raise ValueError(
+                f"Deployment metadata: step_dt ({self.step_dt} s) must equal physics_dt * "
+                f"decimation ({self.physics_dt} * {self.decimation})."
+            )
+        self._validate_mujoco_options()
         return self
+
+    def _validate_mujoco_options(self) -> None:
+        options = self.mujoco_options
+        for key, allowed in MUJOCO_OPTION_NAMES.items():
+            if key in options and options[key] not in allowed:
+                raise ValueError(
+                    f"Deployment metadata field 'mujoco_options.{key}' is {options[key]!r}; use "
+                    f"one of {list(allowed)}."
+                )
+        for key in ("iterations", "ls_iterations"):
+            if key in options and _int(options[key], f"mujoco_options.{key}") < 1:
+                raise ValueError(f"Deployment metadata field 'mujoco_options.{key}' must be >= 1.")
+        for key in ("timestep", "impratio", "tolerance", "ls_tolerance"):
+            if key in options:
+                (value,) = _floats([options[key]], f"mujoco_options.{key}")
+                if value < 0 or (key != "tolerance" and key != "ls_tolerance" and value == 0):
+                    raise ValueError(
+                        f"Deployment metadata field 'mujoco_options.{key}' must be positive, "
+                        f"got {value}."
+                    )
+        timestep = options.get("timestep")
+        if timestep is not None and not math.isclose(timestep, self.physics_dt, rel_tol=1e-9):
+            raise ValueError(
+                f"Deployment metadata: mujoco_options.timestep ({timestep}) and physics_dt "
+                f"({self.physics_dt}) describe the same step and must be equal."
+            )
 
     # -- serialization ---------------------------------------------------------------------------
     def to_json(self) -> str:
-        """The JSON document (floats as repr: full precision; inf as the string "inf")."""
-        return json.dumps(_encode(asdict(self)), sort_keys=True)
+        """The JSON document (floats as repr: full precision; an infinite effort limit as the
+        string "inf").
+
+        Raises:
+            ValueError: the metadata does not validate.
+        """
+        self.validate()
+        return json.dumps(_encode(asdict(self)), sort_keys=True, allow_nan=False)
 
     @classmethod
-    def from_json(cls, text: str) -> DeploymentMetadata:
-        """Parse and validate a JSON document.
+    def from_json(cls, text: str | bytes) -> DeploymentMetadata:
+        """Parse and validate a JSON document written by `to_json`.
+
+        Keys this version does not know are ignored (a newer writer may add fields without
+        changing the meaning of these ones); every field without a default must be present.
 
         Raises:
             ValueError: not JSON, missing fields, or inconsistent values (the message names them).
         """
         try:
             raw = json.loads(text)
-        except json.JSONDecodeError as err:
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise ValueError(
-                f"Deployment metadata '{METADATA_KEY}' is not valid JSON: {err}."
+                f"Deployment metadata '{METADATA_KEY}' is not valid JSON: {err}. Re-export the "
+                "policy with mjlab-export."
             ) from err
         if not isinstance(raw, dict):
             raise ValueError(f"Deployment metadata '{METADATA_KEY}' must be a JSON object.")
-        raw = _decode(raw)
-        known = {f.name for f in fields(cls)}
-        missing = [
-            f.name
-            for f in fields(cls)
-            if f.name not in raw and f.name not in ("package_versions", "mujoco_options")
-        ]
+        version = raw.get("schema_version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise ValueError(
+                f"Deployment metadata has no valid 'schema_version' (got {version!r}); it was not "
+                "written by mjlab-export."
+            )
+        optional = ("package_versions", "mujoco_options", "action_type", "task_id")
+        missing = [f.name for f in fields(cls) if f.name not in raw and f.name not in optional]
         if missing:
             raise ValueError(
                 f"Deployment metadata is missing fields {missing}; re-export the policy with mjlab-export."
             )
+        if isinstance(raw.get("effort_limit"), list):
+            raw["effort_limit"] = [_decode_inf(v) for v in raw["effort_limit"]]
+        for term in raw.get("observations") or []:
+            if isinstance(term, dict) and isinstance(term.get("clip"), list):
+                term["clip"] = [_decode_inf(v) for v in term["clip"]]
+        known = {f.name for f in fields(cls)}
         try:
-            meta = cls(
-                **{
-                    k: v
-                    for k, v in raw.items()
-                    if k in known and k not in ("robot", "observations", "commands")
-                },
-                robot=RobotModelSpec(**raw["robot"]),
-                observations=[ObservationTermSpec(**t) for t in raw["observations"]],
-                commands=[CommandSpec(**c) for c in raw["commands"]],
-            )
+            return cls(**{k: v for k, v in raw.items() if k in known})
         except TypeError as err:
             raise ValueError(f"Deployment metadata is malformed: {err}.") from err
-        return meta.validate()
 
     def flat_items(self) -> dict[str, str]:
-        """The flat comma-separated keys mjlab tools read."""
+        """The flat comma-separated keys mjlab tools read (floats as repr)."""
 
-        def join(values):
-            return ",".join(repr(float(v)) if not isinstance(v, str) else v for v in values)
+        def join(values: Sequence[float]) -> str:
+            return ",".join(repr(float(v)) for v in values)
 
         return {
             "joint_names": ",".join(self.joint_names),
@@ -253,6 +478,64 @@ class DeploymentMetadata:
             "observation_names": ",".join(t.name for t in self.observations),
             "command_names": ",".join(c.name for c in self.commands),
         }
+
+    def to_onnx_metadata(self) -> dict[str, str]:
+        """Every ONNX `metadata_props` entry: the JSON document under `METADATA_KEY` and the
+        flat keys.
+
+        Raises:
+            ValueError: the metadata does not validate.
+        """
+        return {METADATA_KEY: self.to_json(), **self.flat_items()}
+
+    @classmethod
+    def from_onnx_metadata(cls, props: Mapping[str, str]) -> DeploymentMetadata:
+        """Read the metadata from ONNX `metadata_props` given as a dict.
+
+        Raises:
+            ValueError: no `METADATA_KEY` entry (the message lists the keys present), or see
+                `from_json`.
+        """
+        if METADATA_KEY not in props:
+            raise ValueError(
+                f"No '{METADATA_KEY}' metadata (keys present: {sorted(props)}): the file was not "
+                "exported by mjlab-export. Re-export it with mjlab.export.export_policy."
+            )
+        return cls.from_json(props[METADATA_KEY])
+
+
+def _sequence(value: Any, name: str) -> list:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise ValueError(f"Deployment metadata field '{name}' must be a list, got {value!r}.")
+    return list(value)
+
+
+def _floats(
+    value: Any, name: str, *, length: int | None = None, allow_inf: bool = False
+) -> list[float]:
+    """A flat list of Python floats (exact for float32 input)."""
+    if isinstance(value, (str, bytes, Mapping)):
+        raise ValueError(f"Deployment metadata field '{name}' must be numbers, got {value!r}.")
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"Deployment metadata field '{name}' must be numbers: {err}.") from err
+    if array.ndim != 1 or (length is not None and array.shape[0] != length):
+        expected = f"{length} numbers" if length is not None else "a flat list of numbers"
+        raise ValueError(
+            f"Deployment metadata field '{name}' must be {expected}, got shape {array.shape}."
+        )
+    if np.isnan(array).any() or (not allow_inf and np.isinf(array).any()):
+        raise ValueError(
+            f"Deployment metadata field '{name}' must be finite, got {array.tolist()}."
+        )
+    return [float(v) for v in array]
+
+
+def _int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}.")
+    return int(value)
 
 
 def _encode(value: Any) -> Any:
@@ -265,13 +548,7 @@ def _encode(value: Any) -> Any:
     return value
 
 
-def _decode(value: Any) -> Any:
-    if value == "inf":
-        return math.inf
-    if value == "-inf":
-        return -math.inf
-    if isinstance(value, dict):
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
+def _decode_inf(value: Any) -> Any:
+    return (
+        {"inf": math.inf, "-inf": -math.inf}.get(value, value) if isinstance(value, str) else value
+    )

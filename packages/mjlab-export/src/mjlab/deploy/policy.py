@@ -8,22 +8,32 @@ from pathlib import Path
 
 import numpy as np
 
-from mjlab.deploy.metadata import METADATA_KEY, DeploymentMetadata, ObservationTermSpec
+from mjlab.deploy.metadata import (
+    METADATA_KEY,
+    CommandSpec,
+    DeploymentMetadata,
+    ObservationTermSpec,
+)
 
 
 class OnnxPolicy:
     """An exported policy and its deployment metadata.
 
+    Typical robot loop: `reset()` at the start of an episode, then every `step_dt`:
+    `obs = build_observation(terms)`, `actions = policy(obs)`,
+    `q_target, kp, kd = joint_targets(actions)`.
+
     Args:
         path: the .onnx file.
         allow_missing_metadata: run a file without `mjlab.deployment` metadata ("raw" mode:
-            only `__call__` works).
-        intra_op_threads, inter_op_threads: onnxruntime threads (1 and 1: predictable latency
-            on a robot computer).
+            only `__call__` works; the metadata attributes are None).
+        intra_op_threads: onnxruntime intra-op threads (1: predictable latency on a robot).
+        inter_op_threads: onnxruntime inter-op threads.
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: metadata missing (unless allowed) or malformed, naming the field.
+        ValueError: metadata missing (unless allowed), malformed, or inconsistent with the
+            network's input/output sizes; the message names the field.
     """
 
     def __init__(
@@ -39,46 +49,82 @@ class OnnxPolicy:
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"No policy file at {self.path}.")
+        if intra_op_threads < 1 or inter_op_threads < 1:
+            raise ValueError("intra_op_threads and inter_op_threads must be >= 1.")
         options = ort.SessionOptions()
         options.intra_op_num_threads = intra_op_threads
         options.inter_op_num_threads = inter_op_threads
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         self.session = ort.InferenceSession(
             str(self.path), options, providers=["CPUExecutionProvider"]
         )
         props = self.session.get_modelmeta().custom_metadata_map
         self.metadata: DeploymentMetadata | None = None
         if METADATA_KEY in props:
-            self.metadata = DeploymentMetadata.from_json(props[METADATA_KEY])
+            try:
+                self.metadata = DeploymentMetadata.from_json(props[METADATA_KEY])
+            except ValueError as err:
+                raise ValueError(f"{self.path}: {err}") from err
         elif not allow_missing_metadata:
             raise ValueError(
                 f"{self.path} has no '{METADATA_KEY}' metadata: it was not exported by mjlab-export. "
                 "Re-export it, or pass allow_missing_metadata=True to run it raw."
             )
-        inputs = self.session.get_inputs()
+        inputs, outputs = self.session.get_inputs(), self.session.get_outputs()
+        if len(inputs) != 1 or len(outputs) < 1:
+            raise ValueError(
+                f"{self.path} has {len(inputs)} inputs and {len(outputs)} outputs; an mjlab "
+                "policy has one input (obs) and one output (actions)."
+            )
         self._input = inputs[0].name
-        self.obs_dim = int(inputs[0].shape[-1])
-        self.action_dim = int(self.session.get_outputs()[0].shape[-1])
+        self._output = outputs[0].name
+        self.obs_dim = _static_last_dim(inputs[0].shape, "input", self.path)
+        self.action_dim = _static_last_dim(outputs[0].shape, "output", self.path)
         self._history: dict[str, np.ndarray] = {}
-        if self.metadata is not None:
-            if self.metadata.obs_dim != self.obs_dim:
-                raise ValueError(
-                    f"Metadata observation terms add up to {self.metadata.obs_dim} values but the "
-                    f"network takes {self.obs_dim}."
-                )
-            m = self.metadata
-            self.joint_names = list(m.joint_names)
-            self.stiffness = np.asarray(m.stiffness, dtype=np.float64)
-            self.damping = np.asarray(m.damping, dtype=np.float64)
-            self.effort_limit = np.asarray(m.effort_limit, dtype=np.float64)
-            self.default_joint_pos = np.asarray(m.default_joint_pos, dtype=np.float64)
-            self.action_scale = np.asarray(m.action_scale, dtype=np.float64)
-            self.action_offset = np.asarray(m.action_offset, dtype=np.float64)
-            self.step_dt = m.step_dt
-            self.observation_terms: list[ObservationTermSpec] = list(m.observations)
+
+        m = self.metadata
+        self.joint_names: list[str] | None = None
+        # Per-joint arrays in joint_names order, float64, read-only; None in raw mode.
+        self.stiffness: np.ndarray | None = None
+        self.damping: np.ndarray | None = None
+        self.effort_limit: np.ndarray | None = None
+        self.armature: np.ndarray | None = None
+        self.default_joint_pos: np.ndarray | None = None
+        self.action_scale: np.ndarray | None = None
+        self.action_offset: np.ndarray | None = None
+        self.step_dt: float | None = None
+        self.physics_dt: float | None = None
+        self.decimation: int | None = None
+        self.observation_terms: list[ObservationTermSpec] | None = None
+        self.commands: list[CommandSpec] | None = None
+        if m is None:
+            return
+        if m.obs_dim != self.obs_dim:
+            raise ValueError(
+                f"Metadata observation terms add up to {m.obs_dim} values but the "
+                f"network takes {self.obs_dim}."
+            )
+        if m.num_joints != self.action_dim:
+            raise ValueError(
+                f"Metadata lists {m.num_joints} joints but the network outputs {self.action_dim} "
+                "actions."
+            )
+        self.joint_names = list(m.joint_names)
+        self.stiffness = _readonly(m.stiffness)
+        self.damping = _readonly(m.damping)
+        self.effort_limit = _readonly(m.effort_limit)
+        self.armature = _readonly(m.armature)
+        self.default_joint_pos = _readonly(m.default_joint_pos)
+        self.action_scale = _readonly(m.action_scale)
+        self.action_offset = _readonly(m.action_offset)
+        self.step_dt, self.physics_dt, self.decimation = m.step_dt, m.physics_dt, m.decimation
+        self.observation_terms = list(m.observations)
+        self.commands = list(m.commands)
 
     # -- observations ----------------------------------------------------------------------------
     def reset(self) -> None:
-        """Forget observation history (call at the start of every episode)."""
+        """Forget observation history (call at the start of every episode); the next
+        `build_observation` fills each history with its current value."""
         self._history.clear()
 
     def _require_metadata(self) -> DeploymentMetadata:
@@ -92,16 +138,20 @@ class OnnxPolicy:
         """Assemble the observation vector in the file's term order.
 
         Each term: raw value -> clip -> scale; a term with history_length H contributes its last
-        H processed values, oldest first (filled with the first value after `reset()`).
+        H processed values, oldest first (filled with the current value after `reset()`). Each
+        call advances every history exactly once.
 
         Args:
-            terms: {term name: (dim,) or (batch, dim) array}.
+            terms: {term name: (dim,) or (batch, dim) array}, all batched or all not; the raw
+                values (before clip and scale) in the units of the training environment.
 
         Returns:
             (obs_dim,) or (batch, obs_dim) float32.
 
         Raises:
-            ValueError: a missing or unknown term, or a term of the wrong shape (named).
+            ValueError: a missing or unknown term, a term of the wrong shape or with NaN/Inf,
+                or a batch size that changed without `reset()` (the term is named). The
+                history is left unchanged when this is raised.
         """
         meta = self._require_metadata()
         names = [t.name for t in meta.observations]
@@ -111,40 +161,64 @@ class OnnxPolicy:
             raise ValueError(
                 f"Observation terms missing {missing}, unknown {unknown}; the policy reads {names}."
             )
-        parts = []
-        batched = None
+        values = {}
+        batch_shape = None
         for spec in meta.observations:
             value = np.asarray(terms[spec.name], dtype=np.float64)
-            is_batched = value.ndim == 2
-            if value.shape[-1] != spec.dim or value.ndim not in (1, 2):
+            if value.ndim not in (1, 2) or value.shape[-1] != spec.dim:
                 raise ValueError(
-                    f"Observation term '{spec.name}' has shape {value.shape}; expected ({spec.dim},) or (batch, {spec.dim})."
+                    f"Observation term '{spec.name}' has shape {value.shape}; expected "
+                    f"({spec.dim},) or (batch, {spec.dim})."
                 )
-            if batched is None:
-                batched = is_batched
-            elif batched != is_batched:
-                raise ValueError("Observation terms mix batched and unbatched arrays.")
+            if batch_shape is None:
+                batch_shape = value.shape[:-1]
+            elif value.shape[:-1] != batch_shape:
+                raise ValueError(
+                    f"Observation term '{spec.name}' has shape {value.shape}, other terms have "
+                    f"batch shape {batch_shape}; give every term the same batch shape."
+                )
+            if not np.isfinite(value).all():
+                raise ValueError(f"Observation term '{spec.name}' contains NaN or Inf: {value}.")
+            if spec.history_length > 0:
+                hist = self._history.get(spec.name)
+                if hist is not None and hist.shape[1:] != value.shape:
+                    raise ValueError(
+                        f"Observation term '{spec.name}' changed shape from {hist.shape[1:]} to "
+                        f"{value.shape} since the last call; call reset() when the batch changes."
+                    )
+            values[spec.name] = value
+        parts = []
+        for spec in meta.observations:
+            value = values[spec.name]
             if spec.clip is not None:
                 value = np.clip(value, spec.clip[0], spec.clip[1])
             if spec.scale is not None:
                 value = value * np.asarray(spec.scale)
             if spec.history_length > 0:
                 hist = self._history.get(spec.name)
-                if hist is None or hist.shape[1:] != value.shape:
+                if hist is None:
                     hist = np.repeat(value[None], spec.history_length, axis=0)
                 else:
                     hist = np.concatenate([hist[1:], value[None]], axis=0)
                 self._history[spec.name] = hist
+                # (H, ..., dim) -> (..., H * dim), oldest first.
                 value = np.moveaxis(hist, 0, -2).reshape(*value.shape[:-1], -1)
             parts.append(value)
         return np.concatenate(parts, axis=-1).astype(np.float32)
 
     # -- inference ---------------------------------------------------------------------------------
     def __call__(self, obs: np.ndarray) -> np.ndarray:
-        """Actions for observations (obs_dim,) or (batch, obs_dim). Returns float32 of matching rank.
+        """Actions for observations.
+
+        Args:
+            obs: (obs_dim,) or (batch, obs_dim), converted to float32.
+
+        Returns:
+            (action_dim,) or (batch, action_dim) float32, matching the rank of `obs`.
 
         Raises:
-            ValueError: wrong size, or NaN/Inf in the observation.
+            ValueError: wrong size, or NaN/Inf in the observation (indices and terms named).
+            RuntimeError: the network produced NaN/Inf actions.
         """
         obs = np.asarray(obs, dtype=np.float32)
         single = obs.ndim == 1
@@ -153,19 +227,40 @@ class OnnxPolicy:
             raise ValueError(
                 f"Observation has shape {obs.shape}; expected ({self.obs_dim},) or (batch, {self.obs_dim})."
             )
-        if not np.isfinite(batch).all():
-            bad = np.nonzero(~np.isfinite(batch).all(axis=0))[0].tolist()
+        finite = np.isfinite(batch)
+        if not finite.all():
+            bad = np.nonzero(~finite.all(axis=0))[0].tolist()
             raise ValueError(
-                f"Observation contains NaN or Inf at indices {bad[:10]}; refusing to act on it."
+                f"Observation contains NaN or Inf at indices {bad[:10]}{self._terms_at(bad)}; "
+                "refusing to act on it."
             )
-        actions = self.session.run(None, {self._input: batch})[0]
+        actions = self.session.run([self._output], {self._input: batch})[0]
+        actions = np.asarray(actions, dtype=np.float32)
+        if not np.isfinite(actions).all():
+            raise RuntimeError(f"{self.path} produced NaN or Inf actions for a finite observation.")
         return actions[0] if single else actions
+
+    def _terms_at(self, indices: list[int]) -> str:
+        if self.metadata is None:
+            return ""
+        ends = np.cumsum([t.total_dim for t in self.metadata.observations])
+        names = {
+            self.metadata.observations[int(np.searchsorted(ends, i, "right"))].name for i in indices
+        }
+        return f" (terms {sorted(names)})"
 
     def joint_targets(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """PD targets in joint order (`joint_names`): q_target = action_offset + action_scale * a.
 
+        Args:
+            actions: (num_joints,) or (batch, num_joints) raw policy actions.
+
         Returns:
-            (q_target rad, kp N m/rad, kd N m s/rad), each shaped like `actions` / (num_joints,).
+            (q_target rad shaped like `actions`, kp N m/rad (num_joints,), kd N m s/rad
+            (num_joints,)), float64.
+
+        Raises:
+            ValueError: no metadata, actions that are not joint position targets, or a wrong size.
         """
         meta = self._require_metadata()
         if meta.action_type != "joint_position":
@@ -173,16 +268,30 @@ class OnnxPolicy:
                 f"This policy's actions are '{meta.action_type}', not joint position targets."
             )
         actions = np.asarray(actions, dtype=np.float64)
-        if actions.shape[-1] != len(self.joint_names):
+        if actions.shape[-1] != meta.num_joints:
             raise ValueError(
-                f"Actions have {actions.shape[-1]} values; the policy drives {len(self.joint_names)} joints."
+                f"Actions have {actions.shape[-1]} values; the policy drives {meta.num_joints} joints."
             )
         return (
-            self.action_offset + self.action_scale * actions,
-            self.stiffness.copy(),
-            self.damping.copy(),
+            np.asarray(meta.action_offset) + np.asarray(meta.action_scale) * actions,
+            np.asarray(meta.stiffness, dtype=np.float64),
+            np.asarray(meta.damping, dtype=np.float64),
         )
 
     def __repr__(self) -> str:
         task = self.metadata.task_id if self.metadata else "raw"
         return f"OnnxPolicy({self.path.name!r}, task={task!r}, obs_dim={self.obs_dim}, action_dim={self.action_dim})"
+
+
+def _readonly(values: list[float]) -> np.ndarray:
+    array = np.asarray(values, dtype=np.float64)
+    array.flags.writeable = False
+    return array
+
+
+def _static_last_dim(shape: list, what: str, path: Path) -> int:
+    if not shape or not isinstance(shape[-1], int):
+        raise ValueError(
+            f"{path}: the network's {what} has shape {shape}; its last axis must have a fixed size."
+        )
+    return int(shape[-1])

@@ -8,6 +8,7 @@ from mjlab.deploy.metadata import (
 )
 from mjlab.export.exporter import PARITY_TOLERANCE, check_onnx_parity, export_policy
 from mjlab.export.from_env import metadata_from_env
+from mjlab.export.rsl_rl import actor_from_rsl_rl
 
 __all__ = [
     "PARITY_TOLERANCE",
@@ -15,6 +16,7 @@ __all__ = [
     "DeploymentMetadata",
     "ObservationTermSpec",
     "RobotModelSpec",
+    "actor_from_rsl_rl",
     "check_onnx_parity",
     "export_policy",
     "metadata_from_env",

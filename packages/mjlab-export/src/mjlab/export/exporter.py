@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
 import warnings
@@ -11,22 +12,37 @@ import numpy as np
 import onnx
 import torch
 
-from mjlab.deploy.metadata import METADATA_KEY, DeploymentMetadata
+from mjlab.deploy.metadata import DeploymentMetadata
 
 PARITY_TOLERANCE = 1e-5
 """Max |onnxruntime - torch| accepted on the export check, in action units."""
+PARITY_BATCH = 64
+"""Random observations the export check runs through both."""
 
 
-def _input_dim(actor: torch.nn.Module, obs_dim: int | None) -> int:
+def _input_dim(actor: torch.nn.Module, obs_dim: int | None, fallback: int | None) -> int:
+    """obs_dim if given, else the actor's own `input_size`/`obs_dim`, else `fallback` (the
+    metadata's), else the input size of the first Linear layer."""
     if obs_dim is not None:
         return obs_dim
     for attr in ("input_size", "obs_dim"):
         if isinstance(getattr(actor, attr, None), int):
             return getattr(actor, attr)
+    if fallback is not None:
+        return fallback
     first = next((m for m in actor.modules() if isinstance(m, torch.nn.Linear)), None)
     if first is None:
         raise ValueError("Cannot infer the observation size of the actor: pass obs_dim=.")
     return first.in_features
+
+
+def _external_data_tensors(model: onnx.ModelProto) -> list[str]:
+    """Names of initializers whose bytes live outside the .onnx file."""
+    return [
+        t.name
+        for t in model.graph.initializer
+        if t.data_location == onnx.TensorProto.EXTERNAL or len(t.external_data) > 0
+    ]
 
 
 def export_policy(
@@ -38,23 +54,38 @@ def export_policy(
     opset: int = 18,
     verbose: bool = False,
 ) -> Path:
-    """Write `actor` (obs (B, D) float32 -> actions (B, A), deterministic, normalizer inside)
-    to `path` as one ONNX file: input "obs", output "actions", dynamic batch axis, legacy
-    exporter (dynamo=False), metadata under `mjlab.deployment` plus the flat keys.
+    """Write `actor` to `path` as one self-contained ONNX file with deployment metadata.
 
-    The file is written atomically (temp file in the same folder, then rename) and checked:
-    onnxruntime must reproduce torch on random observations to within 1e-5.
+    The graph has input "obs" (batch, obs_dim) float32 and output "actions" (batch, A), with a
+    dynamic batch axis; it is traced with the legacy exporter (`dynamo=False`) from a CPU copy
+    of `actor` in eval mode (the caller's module is not modified). The metadata goes under
+    `mjlab.deployment` plus the flat keys. The file is written atomically (temp folder beside
+    `path`, then `os.replace`) after two checks: no external-data sidecar, and onnxruntime
+    reproduces torch on `PARITY_BATCH` random observations to within `PARITY_TOLERANCE`.
+
+    Args:
+        actor: deterministic module mapping obs (B, D) float32 -> actions (B, A), with its
+            observation normalizer inside (e.g. `actor_from_rsl_rl(model)`).
+        path: the .onnx file to write; its folder is created.
+        metadata: what the robot needs (joint order, gains, observation layout); None writes a
+            file that `OnnxPolicy` only opens with `allow_missing_metadata=True`.
+        obs_dim: D; by default the actor's `input_size`, else the metadata's `obs_dim`.
+        opset: ONNX opset.
+        verbose: print the exporter's graph.
 
     Returns:
-        The path written.
+        `path` as a `Path`.
 
     Raises:
-        ValueError: metadata inconsistent with the actor, or the parity check fails.
+        ValueError: metadata inconsistent with the actor (observation or action size), an
+            external-data sidecar, or a failed parity check. Nothing is written then.
     """
     path = Path(path)
+    if path.suffix != ".onnx":
+        raise ValueError(f"Export path {path} must end in .onnx.")
     path.parent.mkdir(parents=True, exist_ok=True)
-    actor = actor.to("cpu").eval()
-    dim = _input_dim(actor, obs_dim)
+    actor = copy.deepcopy(actor).to("cpu").eval()
+    dim = _input_dim(actor, obs_dim, metadata.obs_dim if metadata is not None else None)
     if metadata is not None:
         metadata.validate()
         if metadata.obs_dim != dim:
@@ -62,7 +93,21 @@ def export_policy(
                 f"Metadata observation terms add up to {metadata.obs_dim} values but the actor takes {dim}."
             )
     dummy = torch.zeros(1, dim)
-    with tempfile.TemporaryDirectory(dir=path.parent) as tmpdir:
+    try:
+        with torch.inference_mode():
+            out = actor(dummy)
+    except RuntimeError as err:
+        raise ValueError(f"The actor fails on a (1, {dim}) observation: {err}") from err
+    if not isinstance(out, torch.Tensor) or out.ndim != 2 or out.shape[0] != 1:
+        raise ValueError(
+            "The actor must map obs (B, D) to one tensor of actions (B, A); got "
+            f"{type(out).__name__} {getattr(out, 'shape', '')} for a (1, {dim}) input."
+        )
+    if metadata is not None and out.shape[1] != metadata.num_joints:
+        raise ValueError(
+            f"Actor outputs {out.shape[1]} actions but metadata lists {metadata.num_joints} joints."
+        )
+    with tempfile.TemporaryDirectory(prefix=f".{path.stem}.", dir=path.parent) as tmpdir:
         raw = Path(tmpdir) / "raw.onnx"
         with warnings.catch_warnings():
             # The legacy (TorchScript) exporter is chosen on purpose: it handles dynamic_axes
@@ -80,42 +125,53 @@ def export_policy(
                 dynamic_axes={"obs": {0: "batch"}, "actions": {0: "batch"}},
                 dynamo=False,
             )
-        model = onnx.load(str(raw), load_external_data=True)
+        sidecars = sorted(p.name for p in Path(tmpdir).iterdir() if p != raw)
+        model = onnx.load(str(raw), load_external_data=False)
+        external = _external_data_tensors(model)
+        if sidecars or external:
+            raise ValueError(
+                f"torch.onnx.export wrote external data ({sidecars or external}); the policy "
+                "must fit one self-contained .onnx file (under 2 GB)."
+            )
         if metadata is not None:
-            props = {METADATA_KEY: metadata.to_json(), **metadata.flat_items()}
-            for key, value in props.items():
+            for key, value in metadata.to_onnx_metadata().items():
                 entry = model.metadata_props.add()
                 entry.key, entry.value = key, value
         onnx.checker.check_model(model)
         final = Path(tmpdir) / "final.onnx"
         onnx.save_model(model, str(final), save_as_external_data=False)
-        if metadata is not None:
-            actions_dim = int(actor(dummy).shape[-1])
-            if actions_dim != metadata.num_joints:
-                raise ValueError(
-                    f"Actor outputs {actions_dim} actions but metadata lists {metadata.num_joints} joints."
-                )
-        obs = torch.randn(64, dim, generator=torch.Generator().manual_seed(0))
+        obs = torch.randn(PARITY_BATCH, dim, generator=torch.Generator().manual_seed(0))
         diff = check_onnx_parity(actor, final, obs)
-        if diff > PARITY_TOLERANCE:
-            raise ValueError(f"ONNX export differs from torch by {diff:.3g} > {PARITY_TOLERANCE}.")
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        os.close(fd)
-        try:
-            os.replace(final, tmp)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        if not diff <= PARITY_TOLERANCE:
+            raise ValueError(
+                f"ONNX export differs from torch by {diff:.3g} > {PARITY_TOLERANCE} on random "
+                "observations; the actor may be stochastic or use an op the exporter changes."
+            )
+        os.replace(final, path)
     return path
 
 
-def check_onnx_parity(actor: torch.nn.Module, path: str | os.PathLike, obs: torch.Tensor) -> float:
-    """Max abs difference between onnxruntime and torch actions on `obs` (B, D)."""
+def check_onnx_parity(
+    actor: torch.nn.Module, path: str | os.PathLike, obs: torch.Tensor | np.ndarray
+) -> float:
+    """Max abs difference between onnxruntime and torch actions.
+
+    Args:
+        actor: the torch module that was exported (run as given, on CPU, without gradients).
+        path: the .onnx file.
+        obs: (B, D) observations.
+
+    Returns:
+        max |actions_onnx - actions_torch| over the batch (inf when either has NaN).
+    """
     import onnxruntime as ort
 
+    obs = torch.as_tensor(obs, dtype=torch.float32).cpu()
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     with torch.inference_mode():
-        expected = actor(obs.float().cpu()).numpy()
-    got = session.run(["actions"], {"obs": obs.float().cpu().numpy()})[0]
-    return float(np.abs(got - expected).max())
+        expected = actor(obs).cpu().numpy()
+    got = session.run(["actions"], {"obs": obs.numpy()})[0]
+    if got.shape != expected.shape:
+        raise ValueError(f"ONNX actions have shape {got.shape}, torch {expected.shape}.")
+    diff = np.abs(got.astype(np.float64) - expected)
+    return float(diff.max()) if np.isfinite(diff).all() else float("inf")

@@ -31,6 +31,19 @@ def _json_value(value: Any) -> Any:
     return repr(value)
 
 
+def _menagerie_oid(name: str) -> str | None:
+    """The registry's content id of Menagerie robot `name`; None when mujoco-menagerie is not
+    installed or does not list it (the id is informative, the export does not need it)."""
+    try:
+        import mujoco_menagerie
+    except ImportError:
+        return None
+    try:
+        return mujoco_menagerie.get(name).oid
+    except mujoco_menagerie.UnknownRobotError:
+        return None
+
+
 def metadata_from_env(
     env: Any, task_id: str = "", actor_group: str = "actor"
 ) -> DeploymentMetadata:
@@ -87,12 +100,7 @@ def metadata_from_env(
     menagerie = getattr(entity.cfg, "menagerie", None)
     oid = None
     if menagerie is not None:
-        try:
-            import mujoco_menagerie
-
-            oid = mujoco_menagerie.get(menagerie[0]).oid
-        except Exception:  # the model source is informative; a missing registry entry is not fatal
-            oid = None
+        oid = _menagerie_oid(menagerie[0])
     versions = {}
     for pkg in _PACKAGES:
         try:
@@ -124,7 +132,9 @@ def metadata_from_env(
         stiffness=[float(gains["stiffness"][j]) for j in ids],
         damping=[float(gains["damping"][j]) for j in ids],
         effort_limit=[float(gains["effort_limit"][j]) for j in ids],
-        armature=[float(v) for v in data.joint_armature[0, ids].tolist()],
+        armature=[
+            float(model.dof_armature[model.jnt_dofadr[entity.joint_ids_global[j]]]) for j in ids
+        ],
         default_joint_pos=[float(v) for v in data.default_joint_pos[0, ids].tolist()],
         action_scale=[float(v) for v in term.scale.tolist()],
         action_offset=[float(v) for v in term.offset[0].tolist()],

@@ -1,0 +1,46 @@
+"""The `deploy` command: inspect and bench need only onnxruntime; sim2sim needs [sim]."""
+
+import numpy as np
+import pytest
+
+from mjlab.deploy.cli import main, parse_command
+
+
+@pytest.fixture
+def policy_path(tmp_path, go1_meta, make_policy):
+    return make_policy(tmp_path / "policy.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
+
+
+def test_inspect_prints_joint_and_observation_tables(policy_path, capsys):
+    main(["inspect", str(policy_path)])
+    out = capsys.readouterr().out
+    joint_rows = [
+        line for line in out.splitlines() if line.startswith(("FR_", "FL_", "RR_", "RL_"))
+    ]
+    assert len(joint_rows) == 12 and joint_rows[0].split()[:3] == [
+        "FR_hip_joint",
+        "39.478",
+        "2.513",
+    ]
+    assert "joint_pos             joint_pos_rel" in out
+    assert "Mjlab-Velocity-Flat-Unitree-Go1" in out and "unitree_go1/go1" in out
+
+
+def test_bench_prints_p50_and_p99_latency(policy_path, capsys):
+    main(["bench", str(policy_path), "--iterations", "50"])
+    out = capsys.readouterr().out
+    assert "latency over 50 calls, 1 thread: p50" in out and " p99 " in out
+
+
+def test_command_is_parsed_from_comma_separated_values():
+    assert parse_command("0.5,0,-0.25") == (0.5, 0.0, -0.25)
+    with pytest.raises(ValueError, match="comma-separated numbers"):
+        parse_command("0.5;0")
+
+
+def test_sim2sim_command_reports_tracking_and_falls(policy_path, capsys):
+    pytest.importorskip("mujoco")
+    pytest.importorskip("mujoco_menagerie")
+    main(["sim2sim", str(policy_path), "--command", "-0.2,0,0.1", "--seconds", "0.5"])
+    out = capsys.readouterr().out
+    assert "command (-0.20, +0.00, +0.10)" in out and "falls 0" in out
