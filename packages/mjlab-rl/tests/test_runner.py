@@ -1,5 +1,8 @@
 """MjlabOnPolicyRunner: checkpoints round trip, legacy migration (C01), atomic saves."""
 
+import pickle
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -137,3 +140,161 @@ def test_onnx_export_goes_beside_a_checkpoint_in_a_folder_named_model(tmp_path):
     runner.export_policy_to_onnx(str(run))
     assert sorted(p.name for p in run.iterdir()) == ["model_10.pt", "policy.onnx"]
     assert not (tmp_path / "my_").exists()
+
+
+def _old_layout_checkpoint(runner, std_last=False):
+    """A checkpoint laid out as rsl-rl < 4 wrote it, from a real runner's weights.
+
+    The old ActorCritic's state dict lists its own `std` first, then the actor, critic and
+    normalizer modules; its Adam saw the parameters in that same order. With `std_last`, a variant
+    that registered std after the networks (state dict and optimizer both in that order).
+    """
+    actor, critic = runner.alg._raw_actor.state_dict(), runner.alg._raw_critic.state_dict()
+    nets = {"actor." + k[4:]: v for k, v in actor.items() if k.startswith("mlp.")}
+    nets |= {
+        f"actor_obs_normalizer.{k[15:]}": v for k, v in actor.items() if k.startswith("obs_norm")
+    }
+    nets |= {"critic." + k[4:]: v for k, v in critic.items() if k.startswith("mlp.")}
+    nets |= {
+        f"critic_obs_normalizer.{k[15:]}": v for k, v in critic.items() if k.startswith("obs_norm")
+    }
+    std = {"std": actor["distribution.std_param"]}
+    model = nets | std if std_last else std | nets
+    # The optimizer state of each parameter, in the old parameter order.
+    new_names = [n for n, _ in runner.alg._raw_actor.named_parameters()]
+    new_names = ["actor." + n for n in new_names] + [
+        "critic." + n for n, _ in runner.alg._raw_critic.named_parameters()
+    ]
+    new_names = [
+        n.replace("actor.mlp.", "actor.").replace("critic.mlp.", "critic.") for n in new_names
+    ]
+    new_names = [("std" if n == "actor.distribution.std_param" else n) for n in new_names]
+    opt = runner.alg.optimizer.state_dict()
+    old_names = [k for k in model if "obs_normalizer" not in k]
+    old_state = {
+        i: opt["state"][new_names.index(k)]
+        for i, k in enumerate(old_names)
+        if new_names.index(k) in opt["state"]
+    }
+    optimizer = {"state": old_state, "param_groups": opt["param_groups"]}
+    return {"model_state_dict": model, "optimizer_state_dict": optimizer, "iter": 7, "infos": None}
+
+
+@pytest.mark.parametrize("std_last", [False, True], ids=["actor_critic_order", "std_last"])
+def test_training_resumes_from_an_old_layout_checkpoint_with_its_optimizer_state(
+    tmp_path, std_last
+):
+    # Case C01, end to end: the old checkpoint loads, acts identically, and PPO can keep training
+    # with the old Adam moments attached to the right parameters.
+    source = _runner(num_envs=4)
+    source.learn(1)
+    torch.save(_old_layout_checkpoint(source, std_last), tmp_path / "old.pt")
+    obs = source.env.get_observations()
+    target = _runner()
+    assert target.load(str(tmp_path / "old.pt")) is None
+    assert target.current_learning_iteration == 7
+    assert torch.equal(_actions(target, obs), _actions(source, obs))
+    std_state = target.alg.optimizer.state[target.alg._raw_actor.distribution.std_param]
+    source_std_state = source.alg.optimizer.state[source.alg._raw_actor.distribution.std_param]
+    assert torch.equal(std_state["exp_avg"], source_std_state["exp_avg"])
+    target.learn(1)
+    assert target.current_learning_iteration == 7
+
+
+def test_old_log_std_checkpoint_restores_the_log_parameter(tmp_path):
+    def log_runner():
+        cfg = load_env_cfg("Mjlab-Cartpole-Balance")
+        cfg.scene.num_envs = 4
+        agent = load_rl_cfg("Mjlab-Cartpole-Balance")
+        agent.actor.noise_std_type = "log"
+        env = RslRlVecEnvWrapper(ManagerBasedRlEnv(cfg))
+        return MjlabOnPolicyRunner(env, to_rsl_rl_train_cfg(agent), None)
+
+    source = log_runner()
+    saved = source.alg.save()
+    saved["actor_state_dict"] = dict(saved["actor_state_dict"])
+    saved["actor_state_dict"].pop("distribution.log_std_param")
+    saved["actor_state_dict"]["log_std"] = torch.full((1,), -1.25)
+    saved["iter"], saved["infos"] = 4, None
+    torch.save(saved, tmp_path / "v4_log.pt")
+    target = log_runner()
+    target.load(str(tmp_path / "v4_log.pt"))
+    param = target.alg.get_policy().distribution.log_std_param
+    assert torch.equal(param.detach(), torch.full((1,), -1.25))
+    assert target.current_learning_iteration == 4
+
+
+def test_unknown_key_in_an_old_checkpoint_fails_a_strict_load_by_name(tmp_path):
+    source = _runner()
+    checkpoint = _old_layout_checkpoint(source)
+    checkpoint["model_state_dict"]["actor_rnn.weight_hh_l0"] = torch.zeros(3)
+    torch.save(checkpoint, tmp_path / "odd.pt")
+    with pytest.raises(RuntimeError, match=r"actor_rnn\.weight_hh_l0"):
+        _runner().load(str(tmp_path / "odd.pt"))
+    relaxed = _runner()
+    relaxed.load(str(tmp_path / "odd.pt"), strict=False)
+    obs = source.env.get_observations()
+    assert torch.equal(_actions(relaxed, obs), _actions(source, obs))
+
+
+def test_checkpoint_without_env_state_loads_and_keeps_the_counter(tmp_path):
+    source = _runner()
+    saved = source.alg.save()
+    saved["iter"], saved["infos"] = 5, {"note": "saved by plain rsl-rl"}
+    torch.save(saved, tmp_path / "plain.pt")
+    target = _runner()
+    target.env.unwrapped.common_step_counter = 99
+    assert target.load(str(tmp_path / "plain.pt")) == {"note": "saved by plain rsl-rl"}
+    assert target.env.unwrapped.common_step_counter == 99
+    assert target.current_learning_iteration == 5
+
+
+def test_partial_load_cfg_keeps_the_iteration_and_optimizer(tmp_path):
+    source = _runner()
+    source.learn(1)
+    source.save(str(tmp_path / "model_0.pt"))
+    target = _runner()
+    target.current_learning_iteration = 42
+    target.load(str(tmp_path / "model_0.pt"), load_cfg={"actor": True})
+    assert target.current_learning_iteration == 42
+    assert target.alg.optimizer.state_dict()["state"] == {}
+    obs = source.env.get_observations()
+    assert torch.equal(_actions(target, obs), _actions(source, obs))
+
+
+def test_unpicklable_infos_fail_the_save_and_keep_the_previous_checkpoint(tmp_path):
+    # A real serialization failure in the middle of the write (no patching).
+    runner = _runner()
+    path = tmp_path / "model_3.pt"
+    runner.save(str(path), infos={"ok": 1})
+    before = path.read_bytes()
+    with pytest.raises((pickle.PicklingError, AttributeError), match="Can't pickle"):
+        runner.save(str(path), infos={"callback": lambda: None})
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["model_3.pt"]
+    assert _runner().load(str(path))["ok"] == 1
+
+
+@pytest.mark.parametrize("upload", [True, False])
+def test_upload_model_decides_whether_checkpoints_reach_wandb(tmp_path, monkeypatch, upload):
+    import wandb
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    cfg = load_env_cfg("Mjlab-Cartpole-Balance")
+    cfg.scene.num_envs = 2
+    agent = load_rl_cfg("Mjlab-Cartpole-Balance")
+    agent.logger, agent.upload_model, agent.wandb_tags = "wandb", upload, ("cartpole", "ci")
+    env = RslRlVecEnvWrapper(ManagerBasedRlEnv(cfg))
+    run_dir = tmp_path / "run"
+    runner = MjlabOnPolicyRunner(env, to_rsl_rl_train_cfg(agent), str(run_dir))
+    runner.logger.init_logging_writer()
+    try:
+        assert set(wandb.run.tags) == {"cartpole", "ci"}
+        runner.save(str(run_dir / "model_0.pt"))
+        uploaded = Path(wandb.run.dir) / "model_0.pt"
+        assert uploaded.exists() == upload
+    finally:
+        runner.logger.stop_logging_writer()
+    assert (run_dir / "model_0.pt").is_file()

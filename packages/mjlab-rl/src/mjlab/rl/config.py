@@ -1,11 +1,18 @@
-"""rsl-rl configs as typed dataclasses, and their conversion to rsl-rl-lib 5.x's `train_cfg`."""
+"""rsl-rl configs as typed dataclasses, and their conversion to rsl-rl-lib 5.x's `train_cfg`.
+
+The dataclasses are what tasks ship and what the command line overrides; rsl-rl-lib itself takes
+an untyped nested dict. `to_rsl_rl_train_cfg` is the one place where the first becomes the second.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# Activation names rsl-rl-lib 5.x resolves (rsl_rl.utils.resolve_nn_activation, case-insensitive).
 _ACTIVATIONS = (
     "elu",
     "selu",
@@ -14,46 +21,68 @@ _ACTIVATIONS = (
     "lrelu",
     "tanh",
     "sigmoid",
-    "identity",
-    "gelu",
-    "silu",
     "softplus",
+    "gelu",
+    "swish",
     "mish",
+    "identity",
 )
+_OPTIMIZERS = ("adam", "adamw", "sgd", "rmsprop")
+_WANDB_WRITER = "mjlab.rl.log_writer:MjlabWandbLogWriter"
 
 
 @dataclass(kw_only=True)
 class RslRlModelCfg:
-    """Config for a single neural network model (actor or critic)."""
+    """Config for a single neural network model (actor or critic).
+
+    Raises:
+        ValueError: at construction, for a value rsl-rl would reject later; the message names the
+            field.
+    """
 
     hidden_dims: tuple[int, ...] = (128, 128, 128)
-    """The hidden dimensions of the network."""
+    """The hidden dimensions of the network, input side first. -1 means "same as the input
+    dimension" (resolved by rsl-rl when the model is built)."""
     activation: str = "elu"
-    """The activation function."""
+    """The activation function of the hidden layers (and of the CNN encoder): one of elu, selu,
+    relu, crelu, lrelu, tanh, sigmoid, softplus, gelu, swish, mish, identity."""
     obs_normalization: bool = False
-    """Whether to normalize the observations (running mean/std, inside the exported graph)."""
+    """Whether to normalize the observations with running mean/std statistics (updated after each
+    PPO update, stored in checkpoints, and kept inside the exported ONNX graph)."""
     init_noise_std: float = 1.0
-    """The initial noise standard deviation (stochastic models)."""
+    """The initial noise standard deviation of a stochastic model, in action units."""
     noise_std_type: Literal["scalar", "log"] = "scalar"
-    """The type of noise standard deviation parameter."""
+    """How the learned noise standard deviation is parameterized: "scalar" learns std itself,
+    "log" learns log(std) (never negative, better for small std)."""
     stochastic: bool = False
-    """Whether the model output is stochastic (a Gaussian over actions)."""
+    """Whether the model output is stochastic (a diagonal Gaussian around the network output).
+    The actor of a PPO runner must be stochastic; the critic is normally not."""
     cnn_cfg: dict[str, Any] | None = None
-    """CNN encoder config, passed to rsl_rl.modules.CNN (output_channels, kernel_size, stride,
-    padding, activation, global_pool, max_pool). When set, class_name should be "CNNModel"."""
+    """CNN encoder config. When set, class_name should be "CNNModel".
+
+    Passed to rsl_rl.modules.CNN, once per 2D observation group (or a dict of such dicts keyed by
+    group). Common keys: output_channels, kernel_size, stride, padding, activation, global_pool,
+    max_pool."""
     class_name: str = "MLPModel"
-    """Model class name resolved by rsl-rl (MLPModel or CNNModel)."""
+    """Model class name resolved by rsl-rl: "MLPModel", "CNNModel", "RNNModel", or a qualified
+    name "module.path:ClassName" for a custom model."""
 
     def __post_init__(self) -> None:
-        if not self.hidden_dims or any(int(h) <= 0 for h in self.hidden_dims):
+        self.hidden_dims = tuple(self.hidden_dims)
+        if not self.hidden_dims or any(
+            not isinstance(h, int) or isinstance(h, bool) or (h <= 0 and h != -1)
+            for h in self.hidden_dims
+        ):
             raise ValueError(
-                f"RslRlModelCfg.hidden_dims must be positive sizes, got {self.hidden_dims}."
+                f"RslRlModelCfg.hidden_dims must be a non-empty tuple of positive layer sizes "
+                f"(or -1 for 'input size'), got {self.hidden_dims}."
             )
-        if self.activation not in _ACTIVATIONS:
+        if self.activation.lower() not in _ACTIVATIONS:
             raise ValueError(
-                f"RslRlModelCfg.activation '{self.activation}' is not one of {list(_ACTIVATIONS)}."
+                f"RslRlModelCfg.activation '{self.activation}' is unknown to rsl-rl; "
+                f"use one of {list(_ACTIVATIONS)}."
             )
-        if self.init_noise_std <= 0:
+        if not self.init_noise_std > 0:
             raise ValueError(
                 f"RslRlModelCfg.init_noise_std must be > 0, got {self.init_noise_std}."
             )
@@ -63,44 +92,54 @@ class RslRlModelCfg:
             )
         if self.cnn_cfg is not None and self.class_name == "MLPModel":
             raise ValueError(
-                "RslRlModelCfg.cnn_cfg is set but class_name is 'MLPModel': set class_name='CNNModel'."
+                "RslRlModelCfg.cnn_cfg is set but class_name is 'MLPModel', which has no CNN "
+                "encoder: set class_name='CNNModel' (or cnn_cfg=None)."
             )
+        if not self.class_name:
+            raise ValueError("RslRlModelCfg.class_name must name a model class, got ''.")
 
 
 @dataclass(kw_only=True)
 class RslRlPpoAlgorithmCfg:
-    """Config for the PPO algorithm."""
+    """Config for the PPO algorithm (Schulman et al. 2017, arXiv:1707.06347).
+
+    Raises:
+        ValueError: at construction, for an out-of-range value; the message names the field.
+    """
 
     num_learning_epochs: int = 5
-    """The number of learning epochs per update."""
+    """The number of passes over the collected rollout per update."""
     num_mini_batches: int = 4
-    """The number of mini-batches per update; mini batch size = num_envs * num_steps / num_mini_batches."""
+    """The number of mini-batches per update. mini batch size = num_envs * num_steps /
+    num_mini_batches."""
     learning_rate: float = 1e-3
-    """The learning rate."""
+    """The (initial) learning rate of the optimizer."""
     schedule: Literal["adaptive", "fixed"] = "adaptive"
-    """The learning rate schedule (adaptive: driven by desired_kl)."""
+    """The learning rate schedule: "adaptive" divides/multiplies the rate by 1.5 when the policy
+    KL divergence is above 2x / below 0.5x desired_kl; "fixed" keeps learning_rate."""
     gamma: float = 0.99
-    """The discount factor."""
+    """The discount factor, per environment step."""
     lam: float = 0.95
     """The lambda parameter for Generalized Advantage Estimation (GAE)."""
     entropy_coef: float = 0.005
-    """The coefficient for the entropy loss."""
+    """The coefficient for the entropy bonus in the loss."""
     desired_kl: float = 0.01
-    """The desired KL divergence between the new and old policies."""
+    """The desired KL divergence between the new and old policies (adaptive schedule)."""
     max_grad_norm: float = 1.0
-    """The maximum gradient norm for the policy."""
+    """The maximum gradient norm; gradients are clipped to it for the actor and the critic."""
     value_loss_coef: float = 1.0
     """The coefficient for the value loss."""
     use_clipped_value_loss: bool = True
-    """Whether to use clipped value loss."""
+    """Whether to clip the value update to +-clip_param around the rollout's values."""
     clip_param: float = 0.2
-    """The clipping parameter for the policy."""
+    """The clipping parameter for the policy ratio (and the value, when clipped)."""
     normalize_advantage_per_mini_batch: bool = False
-    """Normalize the advantage per mini-batch (True) or over the whole rollout (False)."""
+    """Whether to normalize the advantage per mini-batch. Default is False. If True, the advantage
+    is normalized over each mini-batch only; otherwise over the entire collected rollout."""
     optimizer: Literal["adam", "adamw", "sgd", "rmsprop"] = "adam"
     """The optimizer to use."""
     share_cnn_encoders: bool = False
-    """Share CNN encoders between actor and critic."""
+    """Share CNN encoders between actor and critic (both must be CNNModel)."""
     class_name: str = "PPO"
     """Algorithm class name resolved by rsl-rl."""
 
@@ -110,10 +149,16 @@ class RslRlPpoAlgorithmCfg:
                 raise ValueError(
                     f"RslRlPpoAlgorithmCfg.{name} must be >= 1, got {getattr(self, name)}."
                 )
-        if self.learning_rate <= 0:
-            raise ValueError(
-                f"RslRlPpoAlgorithmCfg.learning_rate must be > 0, got {self.learning_rate}."
-            )
+        for name in ("learning_rate", "desired_kl", "max_grad_norm", "clip_param"):
+            if not getattr(self, name) > 0:
+                raise ValueError(
+                    f"RslRlPpoAlgorithmCfg.{name} must be > 0, got {getattr(self, name)}."
+                )
+        for name in ("entropy_coef", "value_loss_coef"):
+            if getattr(self, name) < 0:
+                raise ValueError(
+                    f"RslRlPpoAlgorithmCfg.{name} must be >= 0, got {getattr(self, name)}."
+                )
         for name in ("gamma", "lam"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(
@@ -123,114 +168,223 @@ class RslRlPpoAlgorithmCfg:
             raise ValueError(
                 f"RslRlPpoAlgorithmCfg.schedule must be 'adaptive' or 'fixed', got '{self.schedule}'."
             )
-        if self.optimizer not in ("adam", "adamw", "sgd", "rmsprop"):
+        if self.optimizer not in _OPTIMIZERS:
             raise ValueError(
-                f"RslRlPpoAlgorithmCfg.optimizer '{self.optimizer}' is not adam/adamw/sgd/rmsprop."
+                f"RslRlPpoAlgorithmCfg.optimizer '{self.optimizer}' is not one of {list(_OPTIMIZERS)}."
             )
-        if self.clip_param <= 0:
-            raise ValueError(f"RslRlPpoAlgorithmCfg.clip_param must be > 0, got {self.clip_param}.")
 
 
 @dataclass(kw_only=True)
 class RslRlBaseRunnerCfg:
-    """Runner settings shared by rsl-rl runners."""
+    """Runner settings shared by rsl-rl runners: rollout length, saving, logging, resuming.
+
+    Raises:
+        ValueError: at construction, for an invalid value; the message names the field.
+    """
 
     seed: int = 42
-    """The seed for the experiment."""
+    """The seed for the experiment. Default is 42."""
     num_steps_per_env: int = 24
     """The number of steps per environment per update (rollout length)."""
     max_iterations: int = 300
-    """The maximum number of iterations."""
+    """The maximum number of iterations (PPO updates)."""
     save_interval: int = 50
     """The number of iterations between saves."""
     experiment_name: str = "exp1"
     """Directory name used to group runs under logs/rsl_rl/{experiment_name}/."""
     run_name: str = ""
-    """Optional label appended to the timestamped run directory
-    (e.g. 2025-01-27_14-30-00_{run_name}); also the wandb run's display name."""
+    """Optional label appended to the timestamped run directory (e.g.
+    2025-01-27_14-30-00_{run_name}). Also becomes the display name for the run in wandb."""
     logger: Literal["wandb", "tensorboard"] = "wandb"
-    """The logger to use."""
+    """The logger to use. Default is wandb."""
     wandb_project: str = "mjlab"
     """The wandb project name."""
     wandb_tags: tuple[str, ...] = ()
-    """Tags for the wandb run."""
+    """Tags for the wandb run. Default is empty tuple."""
     resume: bool = False
-    """Whether to resume the experiment."""
+    """Whether to resume the experiment from a checkpoint (see load_run, load_checkpoint)."""
     load_run: str = ".*"
-    """The run directory to load; a regex: the latest (alphabetical order) matching run."""
+    """The run directory to load. Default is ".*" which means all runs. If regex expression, the
+    latest (alphabetical order) matching run will be loaded."""
     load_checkpoint: str = "model_.*.pt"
-    """The checkpoint file to load; a regex: the latest (alphabetical order) matching file."""
+    """The checkpoint file to load. Default is "model_.*.pt" (all). If regex expression, the
+    latest (alphabetical order) matching file will be loaded."""
     clip_actions: float | None = None
-    """The clipping range for action values; None: no clipping."""
+    """The clipping range for action values: actions are clamped to [-clip_actions, clip_actions].
+    If None (default), no clipping is applied."""
     upload_model: bool = True
-    """Whether to upload model files (.pt, .onnx) to W&B on save."""
+    """Whether to upload model files (.pt, .onnx) to W&B on save. Set to False to keep metric
+    logging but avoid storage usage. Default is True."""
 
     def __post_init__(self) -> None:
+        cls = type(self).__name__
         for name in ("num_steps_per_env", "max_iterations", "save_interval"):
             if getattr(self, name) < 1:
-                raise ValueError(
-                    f"{type(self).__name__}.{name} must be >= 1, got {getattr(self, name)}."
-                )
+                raise ValueError(f"{cls}.{name} must be >= 1, got {getattr(self, name)}.")
+        if not self.experiment_name or "/" in self.experiment_name or "\\" in self.experiment_name:
+            raise ValueError(
+                f"{cls}.experiment_name must be a non-empty folder name without path separators, "
+                f"got '{self.experiment_name}'."
+            )
+        if "/" in self.run_name or "\\" in self.run_name:
+            raise ValueError(
+                f"{cls}.run_name must not contain path separators, got '{self.run_name}'."
+            )
         if self.logger not in ("wandb", "tensorboard"):
-            raise ValueError(
-                f"{type(self).__name__}.logger must be 'wandb' or 'tensorboard', got '{self.logger}'."
-            )
-        if self.clip_actions is not None and self.clip_actions <= 0:
-            raise ValueError(
-                f"{type(self).__name__}.clip_actions must be > 0 or None, got {self.clip_actions}."
-            )
+            raise ValueError(f"{cls}.logger must be 'wandb' or 'tensorboard', got '{self.logger}'.")
+        self.wandb_tags = tuple(self.wandb_tags)
+        for name in ("load_run", "load_checkpoint"):
+            try:
+                re.compile(getattr(self, name))
+            except re.error as err:
+                raise ValueError(
+                    f"{cls}.{name} '{getattr(self, name)}' is not a valid regular expression: {err}."
+                ) from err
+        if self.clip_actions is not None and not self.clip_actions > 0:
+            raise ValueError(f"{cls}.clip_actions must be > 0 or None, got {self.clip_actions}.")
+
+
+def _default_obs_groups() -> dict[str, tuple[str, ...]]:
+    return {"actor": ("actor",), "critic": ("critic",)}
 
 
 @dataclass(kw_only=True)
 class RslRlOnPolicyRunnerCfg(RslRlBaseRunnerCfg):
-    """Config of the on-policy (PPO) runner."""
+    """Config of the on-policy (PPO) runner: the base settings plus actor, critic and algorithm.
+
+    Raises:
+        ValueError: at construction, for models and algorithm that do not fit together (a CNN
+            model without cnn_cfg, shared CNN encoders without CNN models, a deterministic actor).
+    """
 
     class_name: str = "OnPolicyRunner"
-    """The runner class name."""
+    """The runner class name. Default is OnPolicyRunner."""
     actor: RslRlModelCfg = field(default_factory=lambda: RslRlModelCfg(stochastic=True))
-    """The actor configuration."""
+    """The actor configuration (stochastic: PPO samples its actions)."""
     critic: RslRlModelCfg = field(default_factory=RslRlModelCfg)
     """The critic configuration."""
     algorithm: RslRlPpoAlgorithmCfg = field(default_factory=RslRlPpoAlgorithmCfg)
     """The algorithm configuration."""
+    obs_groups: dict[str, tuple[str, ...]] = field(default_factory=_default_obs_groups)
+    """Which environment observation groups feed which model (rsl-rl 5.x `obs_groups`): the
+    default gives the actor the "actor" group and the critic the "critic" group. An asymmetric
+    critic that also sees the actor's observations: {"actor": ("actor",), "critic": ("actor",
+    "critic")}."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.algorithm.class_name == "PPO" and not self.actor.stochastic:
+            raise ValueError(
+                "RslRlOnPolicyRunnerCfg.actor.stochastic must be True: PPO samples actions from "
+                "the actor's distribution (set stochastic=True on the actor's RslRlModelCfg)."
+            )
+        for role in ("actor", "critic"):
+            model: RslRlModelCfg = getattr(self, role)
+            shared = role == "critic" and self.algorithm.share_cnn_encoders
+            if model.class_name == "CNNModel" and model.cnn_cfg is None and not shared:
+                raise ValueError(
+                    f"RslRlOnPolicyRunnerCfg.{role}.cnn_cfg is None but class_name is 'CNNModel': "
+                    "give the CNN encoder config (output_channels, kernel_size, ...)."
+                )
+        if self.algorithm.share_cnn_encoders and not (
+            self.actor.class_name == "CNNModel" and self.critic.class_name == "CNNModel"
+        ):
+            raise ValueError(
+                "RslRlOnPolicyRunnerCfg.algorithm.share_cnn_encoders needs CNNModel for both the "
+                "actor and the critic; set both class_name='CNNModel' or share_cnn_encoders=False."
+            )
+        self.obs_groups = {k: tuple(v) for k, v in self.obs_groups.items()}
+        for role in ("actor", "critic"):
+            if not self.obs_groups.get(role):
+                raise ValueError(
+                    f"RslRlOnPolicyRunnerCfg.obs_groups must map '{role}' to at least one "
+                    f"observation group, got {self.obs_groups}."
+                )
 
 
-def _model_cfg(model: RslRlModelCfg) -> dict[str, Any]:
+def _accepted_kwargs(class_name: str, where: str) -> set[str] | None:
+    """Constructor keyword names of the rsl-rl class `class_name`; None if it takes **kwargs."""
+    from rsl_rl.utils import resolve_callable
+
+    try:
+        cls = resolve_callable(class_name)
+    except (ValueError, ImportError, AttributeError) as err:
+        raise ValueError(f"{where}.class_name '{class_name}' cannot be resolved: {err}") from err
+    params = inspect.signature(cls).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return {p.name for p in params}
+
+
+def _model_train_cfg(model: RslRlModelCfg, where: str) -> dict[str, Any]:
     """One model's rsl-rl 5.x kwargs: only what the chosen class accepts, no None values (C09)."""
-    out: dict[str, Any] = {
-        "class_name": model.class_name,
-        "hidden_dims": list(model.hidden_dims),
-        "activation": model.activation,
-        "obs_normalization": model.obs_normalization,
+    # rsl-rl kwarg -> (value, the config field it comes from)
+    candidates: dict[str, tuple[Any, str]] = {
+        "hidden_dims": (list(model.hidden_dims), "hidden_dims"),
+        "activation": (model.activation, "activation"),
+        "obs_normalization": (model.obs_normalization, "obs_normalization"),
     }
     if model.stochastic:
-        out["distribution_cfg"] = {
-            "class_name": "GaussianDistribution",
-            "init_std": model.init_noise_std,
-            "std_type": model.noise_std_type,
-        }
+        # rsl-rl 5.x moved the noise settings of 3.x/4.x into a distribution module.
+        candidates["distribution_cfg"] = (
+            {
+                "class_name": "GaussianDistribution",
+                "init_std": model.init_noise_std,
+                "std_type": model.noise_std_type,
+            },
+            "stochastic",
+        )
     if model.cnn_cfg is not None:
-        out["cnn_cfg"] = dict(model.cnn_cfg)
+        candidates["cnn_cfg"] = (dict(model.cnn_cfg), "cnn_cfg")
+
+    accepted = _accepted_kwargs(model.class_name, where)
+    defaults = RslRlModelCfg()
+    out: dict[str, Any] = {"class_name": model.class_name}
+    for key, (value, field_name) in candidates.items():
+        if accepted is None or key in accepted:
+            out[key] = value
+        elif getattr(model, field_name) != getattr(defaults, field_name):
+            # A non-default setting the class cannot take would be silently lost: refuse it.
+            raise ValueError(
+                f"{where}.{field_name} is set but {model.class_name} has no '{key}' argument; "
+                f"remove the setting or choose a model class that supports it."
+            )
     return out
 
 
 def to_rsl_rl_train_cfg(cfg: RslRlOnPolicyRunnerCfg) -> dict[str, Any]:
-    """Convert a runner config to the `train_cfg` dict rsl-rl-lib 5.x's OnPolicyRunner takes.
+    """Convert a runner config to the `train_cfg` dict of rsl-rl-lib 5.x's OnPolicyRunner.
 
-    The 5.x layout: `actor`/`critic` model dicts (with a `distribution_cfg` for stochastic
-    models), an `algorithm` dict, `obs_groups` (actor -> ["actor"], critic -> ["critic"]),
-    `num_steps_per_env`, `save_interval`, and the logger as a writer dict. Optional fields left
-    as None are dropped so no model receives an argument it does not accept (case C09).
+    The 5.x layout: `actor`/`critic` model dicts (stochastic/init_noise_std/noise_std_type become
+    a `distribution_cfg`), an `algorithm` dict, `obs_groups` (lists), the rollout and saving
+    settings, and the logger (`"tensorboard"`, or a writer dict for wandb with project and
+    tags). Optional fields left as None are dropped, and each model dict holds only arguments its
+    class accepts, so no model receives a keyword it does not take (case C09). mjlab's own keys
+    (`upload_model`, `clip_actions` when set) ride along at the top level; rsl-rl ignores them.
+
+    Args:
+        cfg: the runner config.
+
+    Returns:
+        A fresh dict on every call (rsl-rl writes into it, e.g. `obs_groups`, `multi_gpu`).
+
+    Raises:
+        ValueError: a model class_name that cannot be resolved, or a non-default model setting
+            that the chosen class cannot take; the message names the field.
     """
     algorithm = {f.name: getattr(cfg.algorithm, f.name) for f in dataclasses.fields(cfg.algorithm)}
-    # PPO only accepts share_cnn_encoders when it is meaningful (CNN models).
-    if algorithm.pop("share_cnn_encoders") and cfg.actor.class_name == "CNNModel":
+    # PPO.construct_algorithm consumes share_cnn_encoders itself; only send it when in use.
+    if algorithm.pop("share_cnn_encoders"):
         algorithm["share_cnn_encoders"] = True
     if cfg.logger == "wandb":
-        logger: Any = {"class_name": "WandbLogWriter", "project_name": cfg.wandb_project}
+        logger: Any = {
+            "class_name": _WANDB_WRITER,
+            "project_name": cfg.wandb_project,
+            "tags": list(cfg.wandb_tags),
+        }
     else:
         logger = "tensorboard"
-    return {
+    train_cfg: dict[str, Any] = {
         "class_name": cfg.class_name,
         "seed": cfg.seed,
         "num_steps_per_env": cfg.num_steps_per_env,
@@ -240,10 +394,12 @@ def to_rsl_rl_train_cfg(cfg: RslRlOnPolicyRunnerCfg) -> dict[str, Any]:
         "run_name": cfg.run_name,
         "logger": logger,
         "wandb_project": cfg.wandb_project,
-        "obs_groups": {"actor": ["actor"], "critic": ["critic"]},
-        "actor": _model_cfg(cfg.actor),
-        "critic": _model_cfg(cfg.critic),
+        "obs_groups": {k: list(v) for k, v in cfg.obs_groups.items()},
+        "actor": _model_train_cfg(cfg.actor, "RslRlOnPolicyRunnerCfg.actor"),
+        "critic": _model_train_cfg(cfg.critic, "RslRlOnPolicyRunnerCfg.critic"),
         "algorithm": algorithm,
         "upload_model": cfg.upload_model,
-        "clip_actions": cfg.clip_actions,
     }
+    if cfg.clip_actions is not None:
+        train_cfg["clip_actions"] = cfg.clip_actions
+    return train_cfg

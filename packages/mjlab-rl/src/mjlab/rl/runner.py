@@ -19,11 +19,17 @@ _COUNTER_KEY = "common_step_counter"
 class MjlabOnPolicyRunner(OnPolicyRunner):
     """Base runner that persists environment state across checkpoints.
 
+    Compared with rsl-rl-lib's `OnPolicyRunner`: checkpoints carry the env's
+    `common_step_counter` (so curricula resume where they were) and are written atomically;
+    model upload to wandb follows `train_cfg["upload_model"]`; checkpoints of older rsl-rl
+    versions load; ONNX export goes through mjlab-export with the task's deployment metadata.
+
     Args:
-        env: an rsl-rl VecEnv (normally `RslRlVecEnvWrapper`).
-        train_cfg: the dict from `to_rsl_rl_train_cfg`.
+        env: an rsl-rl VecEnv (normally `RslRlVecEnvWrapper`); its `unwrapped` env, when it has
+            one, holds `common_step_counter`.
+        train_cfg: the dict from `to_rsl_rl_train_cfg` (rsl-rl writes into it).
         log_dir: run folder (checkpoints, logs); None disables writing.
-        device: torch device of the networks.
+        device: torch device of the networks, e.g. "cpu" or "cuda:0".
     """
 
     def __init__(
@@ -31,15 +37,25 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
     ) -> None:
         super().__init__(env, train_cfg, log_dir, device)
 
-    # -- checkpoints -----------------------------------------------------------------------------
     def _env(self) -> Any:
         return getattr(self.env, "unwrapped", self.env)
 
+    # -- checkpoints -----------------------------------------------------------------------------
     def save(self, path: str, infos: dict | None = None) -> None:
-        """Save a checkpoint atomically (temp file in the same folder, then rename), with the env's
-        `common_step_counter`; upload model files to wandb only if `upload_model` is set.
+        """Save a checkpoint: models, optimizer, iteration, `infos` and the env's step counter.
 
-        A failing write raises and leaves any previous file at `path` intact.
+        The file is written to a temporary file in the same folder, flushed to disk, then renamed
+        over `path`, so a reader never sees a half-written checkpoint and a failing write leaves
+        any previous file at `path` intact. The env's `common_step_counter` goes to
+        `infos["env_state"]`. The file is uploaded to the logging service (wandb) only if
+        `train_cfg["upload_model"]` is true (default true).
+
+        Args:
+            path: the checkpoint file; its folder is created.
+            infos: extra picklable data stored under "infos" (a dict, copied).
+
+        Raises:
+            OSError, pickle errors: the write failed; nothing at `path` changed.
         """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -50,13 +66,16 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         if hasattr(env, _COUNTER_KEY):
             infos["env_state"] = {_COUNTER_KEY: int(getattr(env, _COUNTER_KEY))}
         saved["infos"] = infos
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         os.close(fd)
+        tmp = Path(tmp_name)
         try:
             torch.save(saved, tmp)
+            with tmp.open("rb+") as handle:  # on disk before the rename makes it visible
+                os.fsync(handle.fileno())
             os.replace(tmp, path)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
         if self.cfg.get("upload_model", True):
             self.logger.save_model(str(path), self.current_learning_iteration)
@@ -68,34 +87,72 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         strict: bool = True,
         map_location: str | None = None,
     ) -> dict:
-        """Load a checkpoint (untrusted input: `torch.load(weights_only=True)`).
+        """Load a checkpoint, as untrusted input (`torch.load(weights_only=True)`).
 
-        Restores `common_step_counter` (curricula continue where they were) and migrates legacy
-        checkpoints to rsl-rl-lib 5.x keys (case C01): `model_state_dict` with `actor.*` ->
-        actor `mlp.*`, `critic.*` -> critic `mlp.*`, `actor_obs_normalizer.*` / `critic_obs_normalizer.*`
-        -> each model's `obs_normalizer.*`, and `std` / `log_std` -> `distribution.std_param` /
-        `distribution.log_std_param` (also in 4.x actor state dicts).
+        Restores `common_step_counter` when the checkpoint has it (curricula continue where they
+        were; a checkpoint without env state leaves the counter alone) and migrates checkpoints
+        of older rsl-rl versions (case C01): `model_state_dict` with `actor.*` -> actor `mlp.*`,
+        `critic.*` -> critic `mlp.*`, `actor_obs_normalizer.*` / `critic_obs_normalizer.*` ->
+        each model's `obs_normalizer.*`, and `std` / `log_std` -> `distribution.std_param` /
+        `distribution.log_std_param` (also in 4.x actor state dicts). The optimizer state is
+        re-indexed to the current parameter order, so training resumes from a migrated checkpoint.
+
+        Args:
+            path: the checkpoint file.
+            load_cfg: which parts to load, e.g. {"actor": True, "critic": True, "optimizer":
+                True, "iteration": True}; None loads everything.
+            strict: whether the model state dicts must match the models exactly.
+            map_location: device to load tensors onto (e.g. "cpu" for a GPU checkpoint).
 
         Returns:
-            The checkpoint's `infos` (may be None).
+            The checkpoint's `infos` (None for checkpoints saved without).
+
+        Raises:
+            ValueError: not an rsl-rl checkpoint.
+            RuntimeError: state dicts that do not fit the models (with strict=True), naming the
+                missing and unexpected keys.
         """
-        loaded = torch.load(path, weights_only=True, map_location=map_location)
-        loaded = migrate_checkpoint(loaded)
+        loaded = torch.load(Path(path), weights_only=True, map_location=map_location)
+        loaded, old_order = _migrate(loaded)
+        if old_order is not None and "optimizer_state_dict" in loaded:
+            loaded["optimizer_state_dict"] = _reindex_optimizer_state(
+                loaded["optimizer_state_dict"], old_order, self._parameter_names()
+            )
         if self.alg.load(loaded, load_cfg, strict):
             self.current_learning_iteration = loaded["iter"]
         infos = loaded.get("infos")
+        state = infos.get("env_state") if isinstance(infos, dict) else None
         env = self._env()
-        state = (infos or {}).get("env_state") if isinstance(infos, dict) else None
-        if state and _COUNTER_KEY in state and hasattr(env, _COUNTER_KEY):
+        if isinstance(state, dict) and _COUNTER_KEY in state and hasattr(env, _COUNTER_KEY):
             setattr(env, _COUNTER_KEY, int(state[_COUNTER_KEY]))
         return infos
+
+    def _parameter_names(self) -> list[tuple[str, str]]:
+        """(model, name) of every parameter, in the order PPO handed them to its optimizer."""
+        names = [("actor", n) for n, _ in self.alg._raw_actor.named_parameters()]
+        return names + [("critic", n) for n, _ in self.alg._raw_critic.named_parameters()]
 
     # -- export ------------------------------------------------------------------------------------
     def export_policy_to_onnx(
         self, path: str, filename: str = "policy.onnx", verbose: bool = False
     ) -> None:
-        """Export the policy to ONNX with the legacy exporter (dynamo=False) through mjlab-export,
-        with the task's deployment metadata. Errors are raised, never swallowed (case C07)."""
+        """Export the policy to `path/filename` as ONNX, through mjlab-export.
+
+        Uses the legacy TorchScript-based exporter (`dynamo=False`; torch >= 2.9 defaults to the
+        dynamo path, which warns about `dynamic_axes`). The observation normalizer is inside the
+        graph, and the task's deployment metadata (joint order, gains, observation layout) is
+        attached when the env has managers. The file is uploaded to wandb when
+        `train_cfg["upload_model"]` is true. Paths are joined with pathlib, never derived by
+        splitting strings, and errors are raised, never swallowed (case C07).
+
+        Args:
+            path: folder of the ONNX file (created if missing).
+            filename: the file name.
+            verbose: print the exporter's graph.
+
+        Raises:
+            ValueError: the actor and the metadata disagree, or the export failed its checks.
+        """
         from mjlab.export import export_policy, metadata_from_env
 
         env = self._env()
@@ -104,44 +161,93 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         metadata = None
         if hasattr(env, "action_manager"):
             metadata = metadata_from_env(env, task_id=self.cfg.get("task_id", ""))
-        export_policy(actor, Path(path) / filename, metadata, verbose=verbose)
+        out = export_policy(actor, Path(path) / filename, metadata, verbose=verbose)
+        if self.cfg.get("upload_model", True):
+            self.logger.save_model(str(out), self.current_learning_iteration)
 
 
 _MLP_LAYER = re.compile(r"^(actor|critic)\.(\d+\..*)$")
+_STD_KEYS = {"std": "distribution.std_param", "log_std": "distribution.log_std_param"}
 
 
 def migrate_checkpoint(loaded: dict) -> dict:
     """Rewrite a pre-5.x rsl-rl checkpoint into the 5.x layout; 5.x checkpoints pass through.
 
+    Pre-4.x (`model_state_dict`): `actor.N.*` / `critic.N.*` -> `mlp.N.*` of each model,
+    `{actor,critic}_obs_normalizer.*` -> each model's `obs_normalizer.*`, `std` / `log_std` ->
+    the actor's `distribution.std_param` / `distribution.log_std_param`. 4.x (`actor_state_dict`
+    with `std` / `log_std`): the same std renaming. Keys of neither kind stay in the actor's dict
+    under their old name, so a strict load names them. The input dict is not modified.
+
+    Args:
+        loaded: a checkpoint dict as `torch.load` returns it.
+
+    Returns:
+        The checkpoint in rsl-rl-lib 5.x layout.
+
     Raises:
         ValueError: a checkpoint with neither layout, naming the keys it has.
     """
+    return _migrate(loaded)[0]
+
+
+def _migrate(loaded: dict) -> tuple[dict, list[tuple[str, str]] | None]:
+    """`migrate_checkpoint`, plus every model key as (model, new name) in the checkpoint's
+    original order (the order of the old optimizer's parameters); None if nothing was renamed."""
+    loaded = dict(loaded)
+    order: list[tuple[str, str]] = []
     if "actor_state_dict" in loaded:
-        loaded["actor_state_dict"] = _migrate_std(dict(loaded["actor_state_dict"]))
-        return loaded
+        if not any(key in _STD_KEYS for key in loaded["actor_state_dict"]):
+            return loaded, None
+        actor: dict[str, Any] = {}
+        for key, value in loaded["actor_state_dict"].items():
+            actor[_STD_KEYS.get(key, key)] = value
+            order.append(("actor", _STD_KEYS.get(key, key)))
+        order += [("critic", key) for key in loaded.get("critic_state_dict", {})]
+        loaded["actor_state_dict"] = actor
+        return loaded, order
     if "model_state_dict" not in loaded:
         raise ValueError(
             f"Not an rsl-rl checkpoint: expected 'actor_state_dict' (rsl-rl >= 4) or "
             f"'model_state_dict' (older), found keys {sorted(loaded)}."
         )
-    actor, critic = {}, {}
+    models: dict[str, dict[str, Any]] = {"actor": {}, "critic": {}}
     for key, value in loaded.pop("model_state_dict").items():
         match = _MLP_LAYER.match(key)
         if match:
-            (actor if match.group(1) == "actor" else critic)[f"mlp.{match.group(2)}"] = value
-        elif key.startswith("actor_obs_normalizer."):
-            actor["obs_normalizer." + key.removeprefix("actor_obs_normalizer.")] = value
-        elif key.startswith("critic_obs_normalizer."):
-            critic["obs_normalizer." + key.removeprefix("critic_obs_normalizer.")] = value
-        elif key in ("std", "log_std"):
-            actor[key] = value
-    loaded["actor_state_dict"] = _migrate_std(actor)
-    loaded["critic_state_dict"] = critic
-    return loaded
+            model, new = match.group(1), f"mlp.{match.group(2)}"
+        elif key.startswith(("actor_obs_normalizer.", "critic_obs_normalizer.")):
+            prefix, rest = key.split(".", 1)
+            model, new = prefix.removesuffix("_obs_normalizer"), f"obs_normalizer.{rest}"
+        else:
+            model, new = "actor", _STD_KEYS.get(key, key)
+        models[model][new] = value
+        order.append((model, new))
+    loaded["actor_state_dict"] = models["actor"]
+    loaded["critic_state_dict"] = models["critic"]
+    return loaded, order
 
 
-def _migrate_std(state: dict) -> dict:
-    for old, new in (("std", "distribution.std_param"), ("log_std", "distribution.log_std_param")):
-        if old in state:
-            state[new] = state.pop(old)
-    return state
+def _reindex_optimizer_state(
+    state: dict, old_order: list[tuple[str, str]], new_order: list[tuple[str, str]]
+) -> dict:
+    """Optimizer state of a migrated checkpoint, re-indexed from the old parameter order (the
+    parameters among `old_order`) to `new_order`. Returned unchanged when the parameters do not
+    correspond one to one; the optimizer's own load then reports the mismatch."""
+    new_index = {name: i for i, name in enumerate(new_order)}
+    old_params = [name for name in old_order if name in new_index]
+    groups = state.get("param_groups", [])
+    n = len(new_order)
+    if len(groups) != 1 or len(groups[0]["params"]) != n or len(old_params) != n:
+        return state
+    old_ids = groups[0]["params"]
+    per_param = state.get("state", {})
+    reindexed = {
+        new_index[name]: per_param[old_id]
+        for old_id, name in zip(old_ids, old_params, strict=True)
+        if old_id in per_param
+    }
+    return {
+        "state": reindexed,
+        "param_groups": [{**groups[0], "params": list(range(len(new_order)))}],
+    }

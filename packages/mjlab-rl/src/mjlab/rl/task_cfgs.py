@@ -27,7 +27,7 @@ def _velocity(experiment: str) -> RslRlOnPolicyRunnerCfg:
     return RslRlOnPolicyRunnerCfg(
         experiment_name=experiment,
         num_steps_per_env=24,
-        max_iterations=1000,
+        max_iterations=600,
         save_interval=50,
         actor=RslRlModelCfg(
             hidden_dims=(256, 128, 128), stochastic=True, init_noise_std=1.0, obs_normalization=True
