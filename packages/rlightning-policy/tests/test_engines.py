@@ -1,0 +1,115 @@
+"""The local and Ray engines train rsl-rl PPO on the point-mass env."""
+
+import functools
+import ipaddress
+import math
+
+import pytest
+
+from rlightning.engine import LocalEngine, RayEngine
+from rlightning.engine.ray_engine import fingerprint_mismatches
+from rlightning.policy import TrainConfig
+
+
+def test_local_engine_learns_to_reach_and_hold_the_target(pm, tmp_path):
+    config = TrainConfig(seed=1, log_interval=0, save_dir=str(tmp_path), save_interval=10)
+    engine = LocalEngine(pm.make_point_mass_env, pm.point_mass_train_cfg(), config, device="cpu")
+    zero_policy_error = pm.mean_abs_error_of_deterministic_policy(
+        lambda obs: obs["actor"][:, :1] * 0.0, pm.make_point_mass_env(seed=7), 99
+    )
+    reports = engine.run(25)
+    engine.close()
+
+    assert [r.iteration for r in reports] == list(range(25))
+    assert reports[-1].total_steps == 25 * 24 * 64
+    assert all(r.steps_per_second > 0 and r.num_steps == 24 * 64 for r in reports)
+    assert math.isnan(reports[0].mean_episode_reward)  # no 100-step episode ends in 24 steps
+    early = reports[5].mean_episode_reward  # the first finished episodes (random policy)
+    final = reports[-1].mean_episode_reward
+    assert final > 2.0 * early, (early, final)
+    assert 95.0 < reports[-1].mean_episode_length <= 100.0
+    assert "Metrics/abs_position_error" in reports[-1].env_log
+    error = pm.mean_abs_error_of_deterministic_policy(
+        engine.learner.algo.actor, pm.make_point_mass_env(seed=7), 99
+    )
+    assert error < 0.15 < 0.5 * zero_policy_error, (error, zero_policy_error)
+    saved = sorted(p.name for p in tmp_path.iterdir())
+    assert saved == ["model_0.pt", "model_10.pt", "model_20.pt", "model_24.pt"]
+
+
+@pytest.fixture
+def local_ray(monkeypatch):
+    ray = pytest.importorskip("ray")
+    # Under `uv run`, Ray would ship the project to new uv-run workers; run them in this venv.
+    monkeypatch.setenv("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        log_to_driver=False,
+    )
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def _listeners_of_this_process_tree() -> tuple[list[str], list[str]]:
+    """LISTEN sockets of this process and its descendants (Ray's GCS, raylet, workers): all of
+    them, and those whose address is not loopback."""
+    psutil = pytest.importorskip("psutil")  # installed with ray
+    processes = [psutil.Process(), *psutil.Process().children(recursive=True)]
+    listening, exposed = [], []
+    for process in processes:
+        try:
+            connections = process.net_connections(kind="inet")
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        for conn in connections:
+            if conn.status != psutil.CONN_LISTEN:
+                continue
+            listening.append(f"{process.name()} {conn.laddr.ip}:{conn.laddr.port}")
+            address = ipaddress.ip_address(conn.laddr.ip)
+            mapped = getattr(address, "ipv4_mapped", None)
+            if not (address.is_loopback or (mapped is not None and mapped.is_loopback)):
+                exposed.append(f"{process.name()} {conn.laddr.ip}:{conn.laddr.port}")
+    return listening, exposed
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_ray_engine_two_rollout_actors_run_the_learners_weights(pm, local_ray):
+    # The env module is not importable by Ray workers (it is loaded by path): ship it by value.
+    local_ray.cloudpickle.register_pickle_by_value(pm)
+    engine = RayEngine(
+        functools.partial(pm.make_point_mass_env, num_envs=16),
+        # Observation normalizers: their statistics (buffers) must travel with the weights too.
+        pm.point_mass_train_cfg(num_steps_per_env=16, obs_normalization=True),
+        TrainConfig(seed=0, log_interval=0),
+        num_rollout_workers=2,
+        learner_options={"num_cpus": 0.5},
+        rollout_options={"num_cpus": 0.5},
+        timeout_s=240.0,
+    )
+    try:
+        initial = engine.learner_fingerprint()
+        fingerprints = []
+        reports = engine.run(
+            3, callback=lambda _: fingerprints.append(engine.learner_fingerprint())
+        )
+        assert [r.num_steps for r in reports] == [2 * 16 * 16] * 3
+        assert reports[-1].total_steps == 3 * 2 * 16 * 16
+        assert all(r.steps_per_second > 0 and "value" in r.losses for r in reports)
+        # Every update changed the weights, and both actors run exactly the learner's.
+        assert len({tuple(sorted(fp.items())) for fp in [initial, *fingerprints]}) == 4
+        for actor_fingerprint in engine.rollout_fingerprints():
+            assert fingerprint_mismatches(fingerprints[-1], actor_fingerprint) == []
+            assert actor_fingerprint == fingerprints[-1]
+        assert any("obs_normalizer._mean" in name for name in fingerprints[-1])
+        assert engine.last_mismatches == {}
+        # Ray binds to loopback only.
+        listening, exposed = _listeners_of_this_process_tree()
+        assert len(listening) >= 3, listening  # GCS, raylet, workers are in the tree
+        assert exposed == [], exposed
+    finally:
+        engine.close()
