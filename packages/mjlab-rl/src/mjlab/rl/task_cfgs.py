@@ -13,7 +13,7 @@ def cartpole_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
         max_iterations=100,
         save_interval=50,
         actor=RslRlModelCfg(
-            hidden_dims=(64, 64), stochastic=True, init_noise_std=1.0, obs_normalization=True
+            hidden_dims=(64, 64), stochastic=True, init_noise_std=0.5, obs_normalization=True
         ),
         critic=RslRlModelCfg(hidden_dims=(64, 64), obs_normalization=True),
         algorithm=RslRlPpoAlgorithmCfg(learning_rate=1e-3, entropy_coef=0.005, num_mini_batches=4),

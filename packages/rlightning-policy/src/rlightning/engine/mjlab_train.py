@@ -1,0 +1,116 @@
+"""`train-rlightning TASK [--env.* ...] [--agent.* ...] [--engine local|ray]`: train an mjlab task
+with the rlightning actor/learner engines (needs mjlab-rl: pip install 'rlightning-policy[mjlab]').
+
+Mirrors mjlab's `train`: the same task configs, overrides and device choice; the PPO settings
+come from the task's mjlab.rl config converted with `to_rsl_rl_train_cfg`.
+"""
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import tyro
+
+
+class TaskEnvFactory:
+    """Picklable `() -> RslRlVecEnvWrapper` for one task config (each Ray worker builds its own)."""
+
+    def __init__(self, env_cfg: Any, device: str, clip_actions: float | None):
+        self.env_cfg, self.device, self.clip_actions = env_cfg, device, clip_actions
+
+    def __call__(self):
+        from mjlab.envs import ManagerBasedRlEnv
+        from mjlab.rl import RslRlVecEnvWrapper
+
+        return RslRlVecEnvWrapper(
+            ManagerBasedRlEnv(self.env_cfg, device=self.device), clip_actions=self.clip_actions
+        )
+
+
+def _cfg_types():
+    from mjlab.envs import ManagerBasedRlEnvCfg
+    from mjlab.rl import RslRlOnPolicyRunnerCfg
+
+    @dataclasses.dataclass(kw_only=True)
+    class TrainRlightningCfg:
+        """Training with the rlightning engines."""
+
+        env: ManagerBasedRlEnvCfg
+        """The task's environment config (per rollout worker with the Ray engine)."""
+        agent: RslRlOnPolicyRunnerCfg
+        """The task's PPO config."""
+        engine: Literal["local", "ray"] = "local"
+        """local: one process; ray: a learner actor and rollout actors on a (local) Ray cluster."""
+        num_rollout_workers: int = 2
+        """Ray engine: rollout actors, each with `env.scene.num_envs` envs."""
+        device: str | None = None
+        """Torch device; None: cuda:0 when available, else cpu."""
+        log_root: str = "logs/rlightning"
+        """Checkpoints go to <log_root>/<experiment_name>/<timestamp>/."""
+
+    return TrainRlightningCfg
+
+
+def run(task_id: str, cfg: Any) -> list:
+    from mjlab.rl import to_rsl_rl_train_cfg
+    from mjlab.rl.scripts.common import choose_device, new_run_dir
+    from rlightning.policy import TrainConfig
+
+    device = choose_device(cfg.device)
+    cfg.env.seed = cfg.agent.seed
+    train_cfg = to_rsl_rl_train_cfg(cfg.agent)
+    run_dir = new_run_dir(
+        Path(cfg.log_root).resolve(), cfg.agent.experiment_name, cfg.agent.run_name
+    )
+    train_config = TrainConfig(
+        max_iterations=cfg.agent.max_iterations,
+        save_interval=cfg.agent.save_interval,
+        save_dir=str(run_dir),
+        seed=cfg.agent.seed,
+    )
+    factory = TaskEnvFactory(cfg.env, device, cfg.agent.clip_actions)
+    print(f"[rlightning] task {task_id}, engine {cfg.engine}, run folder {run_dir}")
+    start = time.time()
+    if cfg.engine == "local":
+        from rlightning.engine import LocalEngine
+
+        engine = LocalEngine(factory, train_cfg, train_config, device=device)
+    else:
+        from rlightning.engine import RayEngine
+
+        engine = RayEngine(
+            factory,
+            train_cfg,
+            train_config,
+            num_rollout_workers=cfg.num_rollout_workers,
+            device=device,
+        )
+    try:
+        reports = engine.run()
+    finally:
+        engine.close()
+    print(f"[rlightning] done in {time.time() - start:.0f} s")
+    return reports
+
+
+def main(argv: list[str] | None = None) -> None:
+    from mjlab.rl.scripts.common import task_from_argv
+    from mjlab.tasks import load_env_cfg, load_rl_cfg
+
+    task_id, rest = task_from_argv("train-rlightning", list(sys.argv[1:] if argv is None else argv))
+    cls = _cfg_types()
+    default = cls(env=load_env_cfg(task_id), agent=load_rl_cfg(task_id))
+    cfg = tyro.cli(
+        cls,
+        default=default,
+        args=rest,
+        prog=f"train-rlightning {task_id}",
+        config=(tyro.conf.AvoidSubcommands,),
+    )
+    run(task_id, cfg)
+
+
+if __name__ == "__main__":
+    main()
