@@ -33,7 +33,7 @@ def test_cartpole_trained_by_the_train_command_balances_through_mjlab_deploy(tmp
             "mjlab.rl.scripts.train",
             "Mjlab-Cartpole-Balance",
             "--agent.max-iterations",
-            "60",
+            "100",
         ],
         cwd=tmp_path,
         env=env_vars,
