@@ -109,7 +109,7 @@ def ours(model, ctrl, n, nstep, backend, device, use_graph, nthread):
     sim.reset(keyframe=0 if model.nkey else -1)
     sim.data.ctrl[:] = torch.as_tensor(ctrl, dtype=sim.data.ctrl.dtype)
     sync = torch.cuda.synchronize if sim.device.type == "cuda" else (lambda: None)
-    return lambda: (sim.step(nstep), sync())
+    return (lambda: (sim.step(nstep), sync())), sim.mj_model
 
 
 def main() -> None:
@@ -135,13 +135,14 @@ def main() -> None:
     for name in args.models:
         model, ctrl = load(name)
         for n in args.num_envs:
-            if args.backend == "mujoco":
-                raw = raw_mujoco(model, ctrl, n, args.nstep, args.nthread)
-            else:
-                raw = raw_warp(model, ctrl, n, args.nstep, args.device, use_graph)
-            mine = ours(
+            mine, configured = ours(
                 model, ctrl, n, args.nstep, args.backend, args.device, use_graph, args.nthread
             )
+            # The raw baseline steps the very model mjlab compiled and configured.
+            if args.backend == "mujoco":
+                raw = raw_mujoco(configured, ctrl, n, args.nstep, args.nthread)
+            else:
+                raw = raw_warp(configured, ctrl, n, args.nstep, args.device, use_graph)
             # Interleave the two so that machine load drifts hit both alike.
             raw_rate = mine_rate = 0.0
             for _ in range(2):

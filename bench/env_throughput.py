@@ -1,0 +1,74 @@
+"""Env steps/s of the Go1 flat velocity env next to raw physics of the same model, same run.
+
+For each N: `ManagerBasedRlEnv.step` with random actions (env steps/s), and the env's own
+simulation stepped `decimation` substeps per call from the same states (what the physics alone
+allows, in env steps/s); their ratio is the managers' overhead. Also prints the
+time from constructing the env to its first step.
+
+    uv run python bench/env_throughput.py                 # N = 64, 1024, 4096 on CPU
+    uv run python bench/env_throughput.py --device cuda:0 # MuJoCo Warp
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import torch
+
+_MIRROR = Path(__file__).resolve().parents[2] / "shared" / "menagerie"
+if "MENAGERIE_ROOT" not in os.environ and _MIRROR.is_dir():
+    os.environ["MENAGERIE_ROOT"] = str(_MIRROR)
+
+from mjlab.envs import ManagerBasedRlEnv  # noqa: E402
+from mjlab.tasks import load_env_cfg  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", default="Mjlab-Velocity-Flat-Unitree-Go1")
+    parser.add_argument("--num-envs", type=int, nargs="+", default=[64, 1024, 4096])
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--seconds", type=float, default=3.0)
+    args = parser.parse_args()
+    print(f"task={args.task} device={args.device} cores={os.cpu_count()}")
+    print(f"{'N':>6} {'env steps/s':>13} {'raw env-equiv steps/s':>22} {'ratio':>6} {'build+first step s':>19}")
+    for n in args.num_envs:
+        cfg = load_env_cfg(args.task)
+        cfg.scene.num_envs = n
+        t0 = time.perf_counter()
+        env = ManagerBasedRlEnv(cfg, device=args.device)
+        env.reset(seed=0)
+        dim = env.action_manager.total_action_dim
+        env.step(torch.zeros(n, dim, device=env.device))
+        first = time.perf_counter() - t0
+        sync = torch.cuda.synchronize if env.device.type == "cuda" else (lambda: None)
+
+        def env_step(env=env, n=n, dim=dim):
+            env.step(torch.randn(n, dim, device=env.device) * 0.5)
+
+        # Raw physics on the same worlds in the same state: the env's own simulation stepped
+        # `decimation` substeps per call with no managers (bench/sim_throughput.py shows
+        # Simulation.step itself runs at >= 0.9 of raw mujoco.batch).
+        def raw_step(sim=env.sim, d=cfg.decimation):
+            sim.step(d)
+
+        rates = {}
+        for name, fn in (("env", env_step), ("raw", raw_step), ("env", env_step), ("raw", raw_step)):
+            fn()
+            sync()
+            calls, start = 0, time.perf_counter()
+            while time.perf_counter() - start < args.seconds / 2:
+                fn()
+                calls += 1
+            sync()
+            rates.setdefault(name, []).append(calls * n / (time.perf_counter() - start))
+        env_rate, raw_rate = (sum(rates[k]) / 2 for k in ("env", "raw"))
+        print(f"{n:>6} {env_rate:>13,.0f} {raw_rate:>22,.0f} {env_rate / raw_rate:>6.2f} {first:>19.2f}")
+        env.close()
+
+
+if __name__ == "__main__":
+    main()
