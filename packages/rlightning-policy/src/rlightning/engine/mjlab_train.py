@@ -47,6 +47,8 @@ def _cfg_types():
         """Ray engine: rollout actors, each with `env.scene.num_envs` envs."""
         device: str | None = None
         """Torch device; None: cuda:0 when available, else cpu."""
+        ray_address: str | None = None
+        """Ray engine: address of a running cluster; None starts a local instance on 127.0.0.1."""
         log_root: str = "logs/rlightning"
         """Checkpoints go to <log_root>/<experiment_name>/<timestamp>/."""
 
@@ -78,8 +80,20 @@ def run(task_id: str, cfg: Any) -> list:
 
         engine = LocalEngine(factory, train_cfg, train_config, device=device)
     else:
+        import os
+
+        # Workers share this environment; Ray's `uv run` hook would rebuild it per worker.
+        os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+        import ray
+
         from rlightning.engine import RayEngine
 
+        if not ray.is_initialized():
+            if cfg.ray_address:
+                ray.init(address=cfg.ray_address)
+            else:
+                os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+                ray.init(include_dashboard=False, _node_ip_address="127.0.0.1")
         engine = RayEngine(
             factory,
             train_cfg,
