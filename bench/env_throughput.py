@@ -27,14 +27,18 @@ from mjlab.tasks import load_env_cfg  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--task", default="Mjlab-Velocity-Flat-Unitree-Go1")
     parser.add_argument("--num-envs", type=int, nargs="+", default=[64, 1024, 4096])
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--seconds", type=float, default=3.0)
     args = parser.parse_args()
     print(f"task={args.task} device={args.device} cores={os.cpu_count()}")
-    print(f"{'N':>6} {'env steps/s':>13} {'raw env-equiv steps/s':>22} {'ratio':>6} {'build+first step s':>19}")
+    print(
+        f"{'N':>6} {'env steps/s':>13} {'raw env-equiv steps/s':>22} {'ratio':>6} {'build+first step s':>19}"
+    )
     for n in args.num_envs:
         cfg = load_env_cfg(args.task)
         cfg.scene.num_envs = n
@@ -56,7 +60,12 @@ def main() -> None:
             sim.step(d)
 
         rates = {}
-        for name, fn in (("env", env_step), ("raw", raw_step), ("env", env_step), ("raw", raw_step)):
+        for name, fn in (
+            ("env", env_step),
+            ("raw", raw_step),
+            ("env", env_step),
+            ("raw", raw_step),
+        ):
             fn()
             sync()
             calls, start = 0, time.perf_counter()
@@ -66,7 +75,9 @@ def main() -> None:
             sync()
             rates.setdefault(name, []).append(calls * n / (time.perf_counter() - start))
         env_rate, raw_rate = (sum(rates[k]) / 2 for k in ("env", "raw"))
-        print(f"{n:>6} {env_rate:>13,.0f} {raw_rate:>22,.0f} {env_rate / raw_rate:>6.2f} {first:>19.2f}")
+        print(
+            f"{n:>6} {env_rate:>13,.0f} {raw_rate:>22,.0f} {env_rate / raw_rate:>6.2f} {first:>19.2f}"
+        )
         env.close()
 
 
