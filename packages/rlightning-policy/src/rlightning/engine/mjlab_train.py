@@ -93,7 +93,9 @@ def run(task_id: str, cfg: Any) -> list:
                 ray.init(address=cfg.ray_address)
             else:
                 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-                ray.init(include_dashboard=False, _node_ip_address="127.0.0.1")
+                # One CPU slot per rollout worker plus the learner, even on a 2-core machine.
+                slots = max(os.cpu_count() or 1, cfg.num_rollout_workers + 1)
+                ray.init(num_cpus=slots, include_dashboard=False, _node_ip_address="127.0.0.1")
         engine = RayEngine(
             factory,
             train_cfg,
