@@ -370,7 +370,7 @@ class BasePolicy(nn.Module, ABC):
 
         The file is written under a temporary name in the same folder and renamed into place, so
         a reader never sees a half-written checkpoint. Load it back with
-        ``policy.load_state_dict(torch.load(path))``.
+        ``policy.load_state_dict(torch.load(path, weights_only=True))``.
         """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)

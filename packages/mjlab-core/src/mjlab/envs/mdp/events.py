@@ -52,18 +52,7 @@ def reset_joints_by_scale(
     asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> None:
     """Default joint positions/velocities times U(range), clamped to the soft limits."""
-    entity = env.scene[asset_cfg.name]
-    data = entity.data
-    ids = asset_cfg.joint_ids
-    pos = data.default_joint_pos[env_ids][:, ids]
-    vel = data.default_joint_vel[env_ids][:, ids]
-    pos = pos * _scale(env, position_range, pos.shape)
-    vel = vel * _scale(env, velocity_range, vel.shape) if velocity_range != (0.0, 0.0) else vel
-    lim = data.soft_joint_pos_limits[env_ids][:, ids]
-    pos = pos.clamp(lim[..., 0], lim[..., 1])
-    entity.write_joint_state_to_sim(
-        pos, vel, joint_ids=None if isinstance(ids, slice) else ids, env_ids=env_ids
-    )
+    _reset_joints(env, env_ids, asset_cfg, position_range, velocity_range, scale=True)
 
 
 def reset_joints_by_offset(
@@ -74,13 +63,21 @@ def reset_joints_by_offset(
     asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> None:
     """Default joint positions/velocities plus U(range), clamped to the soft limits."""
+    _reset_joints(env, env_ids, asset_cfg, position_range, velocity_range, scale=False)
+
+
+def _reset_joints(env, env_ids, asset_cfg, position_range, velocity_range, scale: bool) -> None:
     entity = env.scene[asset_cfg.name]
     data = entity.data
     ids = asset_cfg.joint_ids
     pos = data.default_joint_pos[env_ids][:, ids]
     vel = data.default_joint_vel[env_ids][:, ids]
-    pos = pos + _scale(env, position_range, pos.shape)
-    vel = vel + _scale(env, velocity_range, vel.shape)
+    if scale:
+        pos = pos * _scale(env, position_range, pos.shape)
+        vel = vel * _scale(env, velocity_range, vel.shape) if velocity_range != (0.0, 0.0) else vel
+    else:
+        pos = pos + _scale(env, position_range, pos.shape)
+        vel = vel + _scale(env, velocity_range, vel.shape)
     lim = data.soft_joint_pos_limits[env_ids][:, ids]
     pos = pos.clamp(lim[..., 0], lim[..., 1])
     entity.write_joint_state_to_sim(
