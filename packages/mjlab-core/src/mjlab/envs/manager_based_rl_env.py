@@ -187,7 +187,8 @@ class ManagerBasedRlEnv:
         self.reward_buf = self.reward_manager.compute(dt=self.step_dt)
         if self.cfg.sim.check_divergence:
             self.reward_buf = torch.where(diverged, 0.0, self.reward_buf)
-            self.extras["log"]["Metrics/physics_divergence"] = int(diverged.sum().item())
+            # A tensor: no host-device sync inside step (the logger averages it).
+            self.extras["log"]["Metrics/physics_divergence"] = diverged.sum().float()
         self.metrics_manager.compute()
 
         reset_ids = self.reset_buf.nonzero().flatten()

@@ -37,13 +37,13 @@ class RslRlVecEnvWrapper(VecEnv):
         self.max_episode_length = env.max_episode_length
         self.num_actions = env.action_manager.total_action_dim
         self.cfg = env.cfg
-        for group, dims in env.observation_manager.term_dims.items():
-            if group not in env.observation_manager.group_dims:
-                raise ValueError(
-                    f"Observation group '{group}' is not concatenated; rsl-rl needs "
-                    "ObservationGroupCfg(concatenate_terms=True)."
-                )
-            del dims
+        om = env.observation_manager
+        flat = sorted(set(om.term_dims) - set(om.group_dims))
+        if flat:
+            raise ValueError(
+                f"Observation groups {flat} are not concatenated; rsl-rl needs "
+                "ObservationGroupCfg(concatenate_terms=True)."
+            )
         self._obs = self._to_tensordict(env.reset()[0])
 
     @property

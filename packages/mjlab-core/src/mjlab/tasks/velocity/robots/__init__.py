@@ -21,3 +21,33 @@ DAMPING_RATIO = 2.0
 def pd_gains(armature: float) -> tuple[float, float]:
     """(kp N m/rad, kd N m s/rad) for a joint of reflected inertia `armature` kg m^2."""
     return armature * NATURAL_FREQ**2, 2.0 * DAMPING_RATIO * armature * NATURAL_FREQ
+
+
+def menagerie_pd_entity_cfg(module, collisions: tuple = ()):
+    """EntityCfg of a robot constants module (MENAGERIE_ROBOT/ENTRY, ARMATURE, STIFFNESS,
+    DAMPING, EFFORT_LIMIT, DEFAULT_JOINT_POS, INIT_POS): every joint gets a PD position actuator
+    with those per-joint values, soft joint limits at 90 % of the range."""
+    import mujoco_menagerie
+
+    from mjlab.actuator import PositionActuatorCfg
+    from mjlab.entity import EntityArticulationInfoCfg, EntityCfg, InitialStateCfg
+
+    robot, entry = module.MENAGERIE_ROBOT, module.MENAGERIE_ENTRY
+    return EntityCfg(
+        spec_fn=lambda: mujoco_menagerie.get(robot).spec(entry),
+        menagerie=(robot, entry),
+        init_state=InitialStateCfg(pos=module.INIT_POS, joint_pos=dict(module.DEFAULT_JOINT_POS)),
+        articulation=EntityArticulationInfoCfg(
+            actuators=(
+                PositionActuatorCfg(
+                    joint_names_expr=(".*",),
+                    stiffness=module.STIFFNESS,
+                    damping=module.DAMPING,
+                    effort_limit=module.EFFORT_LIMIT,
+                    armature=module.ARMATURE,
+                ),
+            ),
+            soft_joint_pos_limit_factor=0.9,
+        ),
+        collisions=collisions,
+    )

@@ -3,11 +3,10 @@ exporter need to know about the robot."""
 
 from __future__ import annotations
 
-import mujoco
+import sys
 
-from mjlab.actuator import PositionActuatorCfg
-from mjlab.entity import CollisionCfg, EntityArticulationInfoCfg, EntityCfg, InitialStateCfg
-from mjlab.tasks.velocity.robots import pd_gains
+from mjlab.entity import CollisionCfg, EntityCfg
+from mjlab.tasks.velocity.robots import menagerie_pd_entity_cfg, pd_gains
 
 MENAGERIE_ROBOT = "unitree_go1"
 MENAGERIE_ENTRY = "go1"
@@ -35,29 +34,9 @@ INIT_POS = (0.0, 0.0, 0.3)
 """Spawn height of the trunk, m (feet ~3 cm above the ground)."""
 
 
-def spec() -> mujoco.MjSpec:
-    import mujoco_menagerie
-
-    return mujoco_menagerie.get(MENAGERIE_ROBOT).spec(MENAGERIE_ENTRY)
-
-
 def entity_cfg() -> EntityCfg:
-    return EntityCfg(
-        spec_fn=spec,
-        menagerie=(MENAGERIE_ROBOT, MENAGERIE_ENTRY),
-        init_state=InitialStateCfg(pos=INIT_POS, joint_pos=dict(DEFAULT_JOINT_POS)),
-        articulation=EntityArticulationInfoCfg(
-            actuators=(
-                PositionActuatorCfg(
-                    joint_names_expr=(".*",),
-                    stiffness=STIFFNESS,
-                    damping=DAMPING,
-                    effort_limit=EFFORT_LIMIT,
-                    armature=ARMATURE,
-                ),
-            ),
-            soft_joint_pos_limit_factor=0.9,
-        ),
+    return menagerie_pd_entity_cfg(
+        sys.modules[__name__],
         collisions=(
             CollisionCfg(geom_names_expr=FOOT_GEOMS, condim=3, friction=(0.8,), priority=1),
         ),
