@@ -2,14 +2,18 @@
 
 from mjlab.entity.entity import Entity, EntityData
 from mjlab.entity.entity_cfg import (
+    TERRAIN,
     CollisionCfg,
+    ContactPairCfg,
     EntityArticulationInfoCfg,
     EntityCfg,
     InitialStateCfg,
 )
 
 __all__ = [
+    "TERRAIN",
     "CollisionCfg",
+    "ContactPairCfg",
     "Entity",
     "EntityArticulationInfoCfg",
     "EntityCfg",

@@ -33,10 +33,93 @@ class Entity:
         if not isinstance(spec, mujoco.MjSpec):
             raise TypeError(f"Entity '{name}': spec_fn returned {type(spec)}, not a mujoco.MjSpec.")
         self.spec = spec
+        self.terrain_pairs: list[dict] = []
+        """Contact pairs of this entity with the scene's terrain, as `MjSpec.add_pair` keyword
+        arguments with the entity's own (unprefixed) geom name in "geomname1"; the scene adds
+        them once it knows its terrain geom."""
+        self._remove_ground()
         self._edit_collisions()
+        self._add_contact_pairs()
         self._edit_actuators()
 
     # -- spec edits -----------------------------------------------------------------------------
+    def _remove_ground(self) -> None:
+        """Delete `cfg.ground_geoms` and move the `<pair>`s that name them to `terrain_pairs`."""
+        ground = set(self.cfg.ground_geoms)
+        if not ground:
+            return
+        spec = self.spec
+        by_name = {g.name: g for g in spec.geoms if g.name}
+        missing = sorted(ground - set(by_name))
+        if missing:
+            raise ValueError(
+                f"Entity '{self.name}': EntityCfg.ground_geoms names {missing}, which are not "
+                f"geoms of its MJCF. Its named geoms: {sorted(by_name)}."
+            )
+        for pair in list(spec.pairs):
+            g1, g2 = pair.geomname1, pair.geomname2
+            if g1 in ground or g2 in ground:
+                if not (g1 in ground and g2 in ground):
+                    own = g2 if g1 in ground else g1
+                    self.terrain_pairs.append(
+                        {
+                            "name": pair.name or f"{own}_terrain",
+                            "geomname1": own,
+                            "condim": int(pair.condim),
+                            "friction": [float(v) for v in pair.friction],
+                            "solref": [float(v) for v in pair.solref],
+                            "solreffriction": [float(v) for v in pair.solreffriction],
+                            "solimp": [float(v) for v in pair.solimp],
+                            "margin": float(pair.margin),
+                            "gap": float(pair.gap),
+                        }
+                    )
+                spec.delete(pair)
+        materials = {by_name[n].material for n in ground} - {""}
+        for name in ground:
+            spec.delete(by_name[name])
+        # The ground's own material and texture, and a skybox, belong to the scene, not to us.
+        still_used = {g.material for g in spec.geoms}
+        for mat in list(spec.materials):
+            if mat.name in materials and mat.name not in still_used:
+                spec.delete(mat)
+        textures_used = {t for mat in spec.materials for t in mat.textures if t}
+        for tex in list(spec.textures):
+            skybox = tex.type == mujoco.mjtTexture.mjTEXTURE_SKYBOX
+            if skybox or (tex.name and tex.name not in textures_used):
+                spec.delete(tex)
+
+    def _add_contact_pairs(self) -> None:
+        """`cfg.contact_pairs`: pairs between own geoms go into the spec, terrain pairs are kept
+        for the scene."""
+        from mjlab.entity.entity_cfg import TERRAIN
+
+        names = [g.name for g in self.spec.geoms if g.name]
+        owner = f"entity '{self.name}' (ContactPairCfg)"
+        for k, c in enumerate(self.cfg.contact_pairs):
+            _, first = resolve_matching_names(c.geom1, names, what="geom", owner=owner)
+            params = {
+                "condim": c.condim,
+                "friction": list(c.friction),
+                "solref": list(c.solref),
+                "solimp": list(c.solimp),
+                "margin": c.margin,
+                "gap": c.gap,
+            }
+            if c.geom2 == TERRAIN:
+                for g in first:
+                    self.terrain_pairs.append({"name": f"{g}_terrain", "geomname1": g, **params})
+                continue
+            _, second = resolve_matching_names(c.geom2, names, what="geom", owner=owner)
+            seen: set[frozenset[str]] = set()
+            for a in first:
+                for b in second:
+                    key = frozenset((a, b))
+                    if a == b or key in seen:
+                        continue
+                    seen.add(key)
+                    self.spec.add_pair(name=f"pair{k}_{a}_{b}", geomname1=a, geomname2=b, **params)
+
     def _edit_collisions(self) -> None:
         geoms = list(self.spec.geoms)
         names = [g.name for g in geoms]

@@ -65,6 +65,54 @@ class CollisionCfg:
             raise ValueError("CollisionCfg.friction takes 1 to 3 values (slide, torsion, roll).")
 
 
+TERRAIN = "@terrain"
+"""Stands for the scene's terrain geom in `ContactPairCfg.geom2`."""
+
+
+@dataclass(kw_only=True)
+class ContactPairCfg:
+    """Explicit MuJoCo contact pairs (MJCF `<pair>`): every geom matching `geom1` with every geom
+    matching `geom2`, whatever their contype/conaffinity. The pair's own parameters replace the
+    geoms' (MuJoCo doc: "Contact/pair")."""
+
+    geom1: tuple[str, ...]
+    """Regexes (full match) over the entity's geom names."""
+    geom2: tuple[str, ...] | str = TERRAIN
+    """Regexes over the entity's geom names (self-collision pairs), or `TERRAIN` for the scene's
+    ground (plane or height field), whichever terrain the scene is built with."""
+    condim: int = 3
+    """Contact dimensionality: 1, 3, 4 or 6."""
+    friction: tuple[float, float, float, float, float] = (1.0, 1.0, 0.005, 0.0001, 0.0001)
+    """Tangential (2), torsional and rolling (2) friction coefficients."""
+    solref: tuple[float, float] = (0.02, 1.0)
+    """Contact solver reference (timeconst s, dampratio), MuJoCo's default."""
+    solimp: tuple[float, float, float, float, float] = (0.9, 0.95, 0.001, 0.5, 2.0)
+    """Contact solver impedance, MuJoCo's default."""
+    margin: float = 0.0
+    """Distance at which the contact becomes active, m."""
+    gap: float = 0.0
+    """Part of the margin that generates no force, m."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.geom1, str):
+            raise ValueError(
+                f"ContactPairCfg.geom1 must be a tuple of regexes, got the string '{self.geom1}'; "
+                f"write ('{self.geom1}',)."
+            )
+        if self.condim not in (1, 3, 4, 6):
+            raise ValueError(f"ContactPairCfg.condim must be 1, 3, 4 or 6, got {self.condim}.")
+        if len(self.friction) != 5 or min(self.friction) < 0:
+            raise ValueError(
+                f"ContactPairCfg.friction needs 5 values >= 0 (tangent1, tangent2, spin, roll1, "
+                f"roll2), got {self.friction}."
+            )
+        if isinstance(self.geom2, str) and self.geom2 != TERRAIN:
+            raise ValueError(
+                f"ContactPairCfg.geom2 = '{self.geom2}': use a tuple of regexes over the entity's "
+                "geoms, or TERRAIN for the scene's ground."
+            )
+
+
 @dataclass(kw_only=True)
 class EntityArticulationInfoCfg:
     """Actuation of an articulated entity."""
@@ -94,6 +142,15 @@ class EntityCfg:
     """Actuation; None keeps the MJCF's actuators."""
     collisions: tuple[CollisionCfg, ...] = ()
     """Contact property edits, applied in order."""
+    contact_pairs: tuple[ContactPairCfg, ...] = ()
+    """Explicit contact pairs added to the entity (with the terrain or between its own geoms)."""
+    ground_geoms: tuple[str, ...] = ()
+    """Names of geoms of the MJCF that stand for the ground, e.g. ("floor",) for a Menagerie
+    `scene_*` entry. They are removed when the entity is built, and every MJCF `<pair>` that
+    names one of them is carried over to the scene's terrain with its own parameters (condim,
+    friction, solref, solreffriction, solimp, margin, gap). Robots such as Menagerie's G1 MJX
+    model collide only through such pairs: without this they would fall through any terrain.
+    Raises ValueError at build time when a name is not a geom of the MJCF."""
     menagerie: tuple[str, str] | None = None
     """(robot, entry) in mujoco-menagerie that spec_fn loads, recorded in exported policies
     so that deploy tools can load the same model; None for other sources."""
@@ -101,3 +158,8 @@ class EntityCfg:
     def __post_init__(self) -> None:
         if not callable(self.spec_fn):
             raise ValueError("EntityCfg.spec_fn must be a callable returning a mujoco.MjSpec.")
+        if isinstance(self.ground_geoms, str):
+            raise ValueError(
+                f"EntityCfg.ground_geoms must be a tuple of geom names, got the string "
+                f"'{self.ground_geoms}'; write ('{self.ground_geoms}',)."
+            )

@@ -74,12 +74,33 @@ class Scene:
                 # the scene keeps its own and SimulationCfg sets the physics options anyway.
                 warnings.filterwarnings("ignore", message="Attach conflict")
                 self.spec.attach(entity.spec, prefix=f"{name}/", frame=frame)
+            self._add_terrain_pairs(name, entity)
             self.entities[name] = entity
         self.sensors: dict[str, Sensor] = {}
         for s_cfg in cfg.sensors:
             sensor = s_cfg.build()
             sensor.edit_spec(self.spec, self.entities)
             self.sensors[s_cfg.name] = sensor
+
+    def _add_terrain_pairs(self, name: str, entity: Entity) -> None:
+        """Give the entity's terrain contact pairs (`Entity.terrain_pairs`) this scene's ground."""
+        if not entity.terrain_pairs:
+            return
+        if self.terrain is None:
+            warnings.warn(
+                f"Scene: entity '{name}' declares {len(entity.terrain_pairs)} contact pairs with "
+                "the terrain, but SceneCfg.terrain is None: they are dropped and nothing holds "
+                "the entity up.",
+                stacklevel=3,
+            )
+            return
+        from mjlab.terrains.terrain_importer import TERRAIN_NAME
+
+        for pair in entity.terrain_pairs:
+            kwargs = dict(pair)
+            kwargs["name"] = f"{name}/{pair['name']}"
+            kwargs["geomname1"] = f"{name}/{pair['geomname1']}"
+            self.spec.add_pair(geomname2=TERRAIN_NAME, **kwargs)
 
     def compile(self) -> mujoco.MjModel:
         """Compile the composed spec into the scene's MjModel."""

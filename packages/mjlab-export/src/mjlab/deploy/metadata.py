@@ -70,7 +70,8 @@ class RobotModelSpec:
     """Spawn orientation of the root in the world frame, quaternion wxyz (4 values)."""
     geom_params: dict[str, list] = field(default_factory=dict)
     """Contact parameters of the robot's geoms as trained, in the MJCF's geom order: condim,
-    friction (3), priority, solref (2), contype, conaffinity (the task may edit them)."""
+    friction (3), priority, solref (2), solimp (5), margin, gap, contype, conaffinity (the task may
+    edit them; files written before solimp/margin/gap were recorded lack those keys)."""
 
     def __post_init__(self) -> None:
         for name in ("menagerie_name", "entry", "oid"):

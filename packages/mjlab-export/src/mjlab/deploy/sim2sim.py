@@ -203,6 +203,9 @@ class Sim2Sim:
                 ("friction", "geom_friction"),
                 ("priority", "geom_priority"),
                 ("solref", "geom_solref"),
+                ("solimp", "geom_solimp"),
+                ("margin", "geom_margin"),
+                ("gap", "geom_gap"),
                 ("contype", "geom_contype"),
                 ("conaffinity", "geom_conaffinity"),
             ):

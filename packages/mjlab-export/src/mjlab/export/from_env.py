@@ -115,6 +115,9 @@ def metadata_from_env(
         "friction": model.geom_friction[g].tolist(),
         "priority": model.geom_priority[g].tolist(),
         "solref": model.geom_solref[g].tolist(),
+        "solimp": model.geom_solimp[g].tolist(),
+        "margin": model.geom_margin[g].tolist(),
+        "gap": model.geom_gap[g].tolist(),
         "contype": model.geom_contype[g].tolist(),
         "conaffinity": model.geom_conaffinity[g].tolist(),
     }

@@ -134,13 +134,29 @@ def randomize_geom_friction(
     asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> None:
     """Sliding friction of the selected geoms drawn from U(friction_range) per env (torsional
-    and rolling friction keep their nominal values)."""
+    and rolling friction keep their nominal values).
+
+    Explicit contact pairs (`<pair>`, `EntityCfg.ground_geoms`, `ContactPairCfg`) ignore geom
+    friction, so every pair with a selected geom gets its own draw of both tangential
+    coefficients (`pair_friction[:, 0:2]`) from the same range.
+    """
     entity = env.scene[asset_cfg.name]
     geoms = torch.as_tensor(entity.geom_ids_global, device=env.device)[asset_cfg.geom_ids]
     nominal = _nominal(env, "geom_friction")[geoms]
     value = nominal.expand(len(env_ids), -1, -1).clone()
     value[..., 0] = _scale(env, friction_range, (len(env_ids), len(geoms)))
     _write_field(env, "geom_friction", env_ids, geoms, value)
+    if env.sim.mj_model.npair:
+        pair_geoms = torch.stack(
+            [_nominal(env, "pair_geom1"), _nominal(env, "pair_geom2")], dim=-1
+        ).to(geoms.device)
+        pairs = torch.isin(pair_geoms, geoms).any(dim=-1).nonzero().flatten()
+        if len(pairs):
+            value = _nominal(env, "pair_friction")[pairs].expand(len(env_ids), -1, -1).clone()
+            draw = _scale(env, friction_range, (len(env_ids), len(pairs)))
+            value[..., 0] = draw
+            value[..., 1] = draw
+            _write_field(env, "pair_friction", env_ids, pairs, value)
 
 
 def randomize_body_mass(

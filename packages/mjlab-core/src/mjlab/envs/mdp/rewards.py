@@ -67,6 +67,14 @@ def joint_vel_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     return env.scene[asset_cfg.name].data.joint_vel[:, asset_cfg.joint_ids].square().sum(dim=1)
 
 
+def joint_deviation_l1(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+    """Sum of |q - q_default| over the selected joints (keeps arms and waist near their pose).
+    Returns: (num_envs,) rad."""
+    data = env.scene[asset_cfg.name].data
+    ids = asset_cfg.joint_ids
+    return (data.joint_pos[:, ids] - data.default_joint_pos[:, ids]).abs().sum(dim=1)
+
+
 def action_rate_l2(env) -> torch.Tensor:
     """Sum of squared action changes between steps. Returns: (num_envs,)."""
     am = env.action_manager

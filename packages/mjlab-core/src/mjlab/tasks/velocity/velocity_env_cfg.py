@@ -5,7 +5,7 @@ pushes, friction/mass randomization and (rough) a terrain curriculum."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -36,13 +36,15 @@ class RobotTaskInfo:
     feet: ContactMatch
     """Foot contact slots."""
     illegal: ContactMatch
-    """Contacts that end the episode (trunk / pelvis on the ground)."""
+    """Bodies whose contact with the ground ends the episode (trunk / pelvis)."""
     undesired: ContactMatch | None
-    """Contacts penalized (thighs, shins)."""
+    """Contacts penalized, with anything (thighs, shins)."""
     min_base_height: float
     """Terminate below this base height, m."""
     air_time_threshold: float
     """Feet air time reward threshold, s."""
+    reward_overrides: dict[str, RewardTermCfg | None] = field(default_factory=dict)
+    """Reward terms replaced, added or (None) removed for this robot, by name."""
 
 
 def _obs(noise: bool, height_scan: bool, privileged: bool) -> ObservationGroupCfg:
@@ -79,10 +81,16 @@ def velocity_env_cfg(
 ) -> ManagerBasedRlEnvCfg:
     """The training config of a velocity task."""
     from mjlab.terrains import TerrainImporterCfg
+    from mjlab.terrains.terrain_importer import TERRAIN_NAME
 
+    # Feet and the base count contacts with the ground only: a robot with self-collision pairs
+    # (the G1's arms against its torso) must not end an episode by touching itself.
+    ground = ContactMatch(mode="geom", patterns=(TERRAIN_NAME,), entity=None)
     sensors: list = [
-        ContactSensorCfg(name="feet_contact", primary=robot.feet),
-        ContactSensorCfg(name="illegal_contact", primary=robot.illegal, track_air_time=False),
+        ContactSensorCfg(name="feet_contact", primary=robot.feet, secondary=ground),
+        ContactSensorCfg(
+            name="illegal_contact", primary=robot.illegal, secondary=ground, track_air_time=False
+        ),
     ]
     if robot.undesired is not None:
         sensors.append(
@@ -125,6 +133,7 @@ def velocity_env_cfg(
             func=mdp.undesired_contacts, weight=-1.0, params={"sensor_name": "undesired_contact"}
         ),
     }
+    rewards.update(robot.reward_overrides)
     cfg = ManagerBasedRlEnvCfg(
         decimation=4,
         episode_length_s=20.0,

@@ -23,10 +23,12 @@ def pd_gains(armature: float) -> tuple[float, float]:
     return armature * NATURAL_FREQ**2, 2.0 * DAMPING_RATIO * armature * NATURAL_FREQ
 
 
-def menagerie_pd_entity_cfg(module, collisions: tuple = ()):
+def menagerie_pd_entity_cfg(module, collisions: tuple = (), ground_geoms: tuple[str, ...] = ()):
     """EntityCfg of a robot constants module (MENAGERIE_ROBOT/ENTRY, ARMATURE, STIFFNESS,
     DAMPING, EFFORT_LIMIT, DEFAULT_JOINT_POS, INIT_POS): every joint gets a PD position actuator
-    with those per-joint values, soft joint limits at 90 % of the range."""
+    with those per-joint values, soft joint limits at 90 % of the range. `ground_geoms`: the
+    entry's own floor, whose contact pairs move to the scene's terrain (`EntityCfg.ground_geoms`).
+    """
     import mujoco_menagerie
 
     from mjlab.actuator import PositionActuatorCfg
@@ -50,4 +52,5 @@ def menagerie_pd_entity_cfg(module, collisions: tuple = ()):
             soft_joint_pos_limit_factor=0.9,
         ),
         collisions=collisions,
+        ground_geoms=ground_geoms,
     )

@@ -1,4 +1,11 @@
-"""Unitree G1 29-DoF (mujoco-menagerie `unitree_g1`, entry `g1_mjx`: simplified colliders)."""
+"""Unitree G1 29-DoF (mujoco-menagerie `unitree_g1`, entry `scene_mjx`: simplified colliders).
+
+The MJX model turns contype/conaffinity off on every geom and declares its contacts as explicit
+`<pair>`s in `scene_mjx.xml` (three capsules per foot with the floor at solref 0.008, friction 1;
+limbs, pelvis, torso and head with the floor; foot/shin, hand/hip, torso/arm self-collisions).
+The entity loads that scene and names its `floor` a ground geom, so the floor pairs move onto
+whatever terrain the task builds and the self-collision pairs stay as Menagerie declares them.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,9 @@ from mjlab.entity import EntityCfg
 from mjlab.tasks.velocity.robots import menagerie_pd_entity_cfg, pd_gains
 
 MENAGERIE_ROBOT = "unitree_g1"
-MENAGERIE_ENTRY = "g1_mjx"
+MENAGERIE_ENTRY = "scene_mjx"
+GROUND_GEOMS = ("floor",)
+"""The entry's own floor, replaced by the task's terrain."""
 
 FOOT_BODIES = ("left_ankle_roll_link", "right_ankle_roll_link")
 
@@ -61,4 +70,4 @@ INIT_POS = (0.0, 0.0, 0.8)
 
 
 def entity_cfg() -> EntityCfg:
-    return menagerie_pd_entity_cfg(sys.modules[__name__], collisions=())
+    return menagerie_pd_entity_cfg(sys.modules[__name__], ground_geoms=GROUND_GEOMS)

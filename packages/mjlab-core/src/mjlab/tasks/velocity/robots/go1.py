@@ -17,6 +17,10 @@ JOINT_NAMES = tuple(
 """Control order = MJCF joint order."""
 FOOT_GEOMS = ("FR", "FL", "RR", "RL")
 """Foot collision geoms (spheres at the calf tips)."""
+FOOT_SOLIMP = (0.9, 0.95, 0.023)
+"""Foot contact impedance. Menagerie's go1.xml gives the feet solimp (0.015, 1, 0.031), a contact
+so soft that the standing robot sinks 1.5-1.7 cm (3 cm on landing) into the ground; this one
+is MuJoCo's default impedance band over the foot radius (2.3 cm): the feet sink < 1 cm."""
 
 # Reflected inertia: Menagerie's MJCF gives every Go1 joint armature 0.01 kg m^2.
 ARMATURE = {".*_hip_joint": 0.01, ".*_thigh_joint": 0.01, ".*_calf_joint": 0.01}
@@ -30,14 +34,23 @@ ACTION_SCALE = {k: 0.25 * EFFORT_LIMIT[k] / STIFFNESS[k] for k in ARMATURE}
 
 DEFAULT_JOINT_POS = {".*_hip_joint": 0.0, ".*_thigh_joint": 0.9, ".*_calf_joint": -1.8}
 """Standing pose, rad (Menagerie's `home` keyframe)."""
-INIT_POS = (0.0, 0.0, 0.3)
-"""Spawn height of the trunk, m (feet ~3 cm above the ground)."""
+INIT_POS = (0.0, 0.0, 0.36)
+"""Spawn position of the trunk, m. The velocity task's reset scales the default joint angles by
+U(0.8, 1.2); at 0.8 the legs are longest (hip-to-foot 0.320 m plus the 0.023 m foot radius), so
+at 0.36 m every foot starts >= 1.7 cm above flat ground (at 0.30 m a reset put feet up to 4 cm
+into the ground)."""
 
 
 def entity_cfg() -> EntityCfg:
     return menagerie_pd_entity_cfg(
         sys.modules[__name__],
         collisions=(
-            CollisionCfg(geom_names_expr=FOOT_GEOMS, condim=3, friction=(0.8,), priority=1),
+            CollisionCfg(
+                geom_names_expr=FOOT_GEOMS,
+                condim=3,
+                friction=(0.8,),
+                priority=1,
+                solimp=FOOT_SOLIMP,
+            ),
         ),
     )

@@ -1,0 +1,122 @@
+"""Does each locomotion task learn? Trains it briefly with the `train` command and prints how the
+mean episode length and the linear-velocity tracking reward moved.
+
+    uv run python bench/learning_check.py                      # every locomotion task
+    uv run python bench/learning_check.py --tasks Mjlab-Velocity-Flat-Unitree-G1 --iterations 100
+
+"early" is the mean over iterations 3-7 (the first iterations only count the episodes that end
+soonest, so iterations 0-2 are biased low); "late" the mean of the last 5. A task that learns
+has late/early > 1: its robots stay up longer. A policy that learns to fall on purpose (a reward
+whose penalties outweigh what staying up earns) shows late/early < 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+LOCOMOTION_TASKS = (
+    "Mjlab-Velocity-Flat-Unitree-Go1",
+    "Mjlab-Velocity-Rough-Unitree-Go1",
+    "Mjlab-Velocity-Flat-Unitree-G1",
+    "Mjlab-Velocity-Rough-Unitree-G1",
+)
+
+
+def train_briefly(
+    task: str, iterations: int, num_envs: int, workdir: Path
+) -> dict[str, np.ndarray]:
+    """Run `train task` in `workdir` and return its per-iteration curves.
+
+    Returns:
+        {"iteration", "mean_episode_length" (steps), "track_lin_vel_xy" (fraction of the term's
+        maximum)}, each (iterations,).
+    """
+    import yaml
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mjlab.rl.scripts.train",
+            task,
+            "--env.scene.num-envs",
+            str(num_envs),
+            "--agent.max-iterations",
+            str(iterations),
+            "--agent.logger",
+            "tensorboard",
+            "--agent.save-interval",
+            str(10 * iterations),
+        ],
+        cwd=workdir,
+        env=dict(os.environ, CUDA_VISIBLE_DEVICES=""),
+        check=True,
+        capture_output=True,
+        timeout=3600,
+    )
+    (run,) = (p for p in (workdir / "logs" / "rsl_rl").glob("*/*") if p.is_dir())
+    acc = EventAccumulator(str(run), size_guidance={"scalars": 0})
+    acc.Reload()
+    length = acc.Scalars("Train/mean_episode_length")
+    track = {e.step: e.value for e in acc.Scalars("Episode_Reward/track_lin_vel_xy_exp")}
+    env = yaml.safe_load((run / "params" / "env.yaml").read_text())
+    weight = float(env["rewards"]["track_lin_vel_xy_exp"]["weight"])
+    return {
+        "iteration": np.array([e.step for e in length]),
+        "mean_episode_length": np.array([e.value for e in length]),
+        "track_lin_vel_xy": np.array([track.get(e.step, np.nan) / weight for e in length]),
+    }
+
+
+def summarize(curves: dict[str, np.ndarray]) -> dict[str, float]:
+    """early/late means of the episode length (see the module docstring) and their ratio."""
+    length = curves["mean_episode_length"]
+    if len(length) < 13:
+        raise ValueError(
+            f"need at least 13 logged iterations to compare early and late, got {len(length)}; "
+            "train for more iterations"
+        )
+    early, late = float(length[3:8].mean()), float(length[-5:].mean())
+    return {
+        "early": early,
+        "late": late,
+        "ratio": late / early,
+        "track_late": float(np.nanmean(curves["track_lin_vel_xy"][-5:])),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tasks", nargs="+", default=list(LOCOMOTION_TASKS))
+    parser.add_argument("--iterations", type=int, default=60)
+    parser.add_argument("--num-envs", type=int, default=512)
+    args = parser.parse_args()
+
+    print(f"{args.iterations} iterations, {args.num_envs} envs, CPU")
+    print(
+        f"{'task':36} {'early len':>9} {'late len':>9} {'late/early':>10} {'track':>6} {'min':>5}"
+    )
+    for task in args.tasks:
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            s = summarize(train_briefly(task, args.iterations, args.num_envs, Path(tmp)))
+            minutes = (time.perf_counter() - start) / 60
+        print(
+            f"{task:36} {s['early']:9.1f} {s['late']:9.1f} {s['ratio']:10.2f} "
+            f"{s['track_late']:6.3f} {minutes:5.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
