@@ -80,6 +80,7 @@ def test_ground_pairs_move_to_the_terrain_with_their_parameters():
     names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) for g in range(model.ngeom)]
     assert "robot/floor" not in names
     assert mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_MATERIAL, "robot/grid") == -1
+    assert mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TEXTURE, "robot/grid") == -1
 
 
 def test_the_box_rests_on_a_height_field_through_its_carried_pair():
@@ -108,7 +109,7 @@ def test_the_box_rests_on_a_height_field_through_its_carried_pair():
     assert sim.get_data(0).ncon > 0
 
 
-def test_without_ground_geoms_a_pair_only_model_falls_through_the_terrain():
+def test_g1_mjx_has_no_pairs_alone_and_menagerie_s_pairs_through_ground_geoms():
     # The fault the G1 had: Menagerie's g1_mjx collides only through pairs with its scene's
     # floor; composed onto our terrain without them, nothing touches the ground.
     bare = g1.entity_cfg()
@@ -144,8 +145,33 @@ def test_contact_pair_cfg_adds_terrain_and_self_pairs():
     }
 
 
+def test_a_second_pair_for_the_same_geoms_replaces_the_first():
+    cfg = _box_cfg(
+        ground_geoms=("floor",),
+        contact_pairs=(
+            ContactPairCfg(geom1=("bottom",), solref=(0.004, 1.0)),  # has "bottom_floor"
+            ContactPairCfg(geom1=("top",), geom2=("ball",), condim=3),  # has "top_ball"
+            ContactPairCfg(geom1=("ball",), geom2=("top",), condim=4),
+        ),
+    )
+    model = _compile(cfg, TerrainImporterCfg())
+    pairs = _pairs(model)
+    assert model.npair == 3
+    bottom = list(pairs).index("robot/bottom_floor")
+    np.testing.assert_allclose(model.pair_solref[bottom], [0.004, 1.0])
+    assert model.pair_dim[list(pairs).index("robot/top_ball")] == 4
+
+
 def test_bad_pair_configs_name_the_field():
-    with pytest.raises(ValueError, match=r"ground_geoms names \['ground'\].*floor"):
+    with pytest.raises(ValueError, match="is a geom of a body, not of the worldbody"):
+        _compile(_box_cfg(ground_geoms=("bottom",)), TerrainImporterCfg())
+    with pytest.raises(ValueError, match="solimp needs 5 values"):
+        ContactPairCfg(geom1=("top",), solimp=(0.9, 0.95, 0.001))
+    with pytest.raises(ValueError, match="gap <= margin"):
+        ContactPairCfg(geom1=("top",), margin=0.001, gap=0.002)
+    with pytest.raises(ValueError, match="contact_pairs must be a tuple"):
+        _box_cfg(contact_pairs=ContactPairCfg(geom1=("top",)))
+    with pytest.raises(ValueError, match=r"ground_geoms names 'ground', which is not a geom"):
         _compile(_box_cfg(ground_geoms=("ground",)), TerrainImporterCfg())
     with pytest.raises(ValueError, match="ground_geoms must be a tuple"):
         _box_cfg(ground_geoms="floor")
@@ -155,7 +181,9 @@ def test_bad_pair_configs_name_the_field():
         ContactPairCfg(geom1=("top",), geom2="terrain")
     with pytest.raises(ValueError, match="friction needs 5 values"):
         ContactPairCfg(geom1=("top",), geom2=TERRAIN, friction=(1.0,))
-    with pytest.raises(ValueError, match=r"No geom of entity 'robot' \(ContactPairCfg\)"):
+    with pytest.raises(
+        ValueError, match=r"No geom of entity 'robot' \(EntityCfg\.contact_pairs\[0\]\)"
+    ):
         _compile(_box_cfg(contact_pairs=(ContactPairCfg(geom1=("foot",)),)), None)
 
 

@@ -49,54 +49,74 @@ class Entity:
         if not ground:
             return
         spec = self.spec
-        by_name = {g.name: g for g in spec.geoms if g.name}
-        missing = sorted(ground - set(by_name))
-        if missing:
+        world = {g.name: g for g in spec.worldbody.geoms if g.name}
+        for name in sorted(ground - set(world)):
+            where = (
+                "a geom of a body, not of the worldbody (a robot part cannot be the ground)"
+                if any(g.name == name for g in spec.geoms)
+                else "not a geom of its MJCF"
+            )
             raise ValueError(
-                f"Entity '{self.name}': EntityCfg.ground_geoms names {missing}, which are not "
-                f"geoms of its MJCF. Its named geoms: {sorted(by_name)}."
+                f"Entity '{self.name}': EntityCfg.ground_geoms names '{name}', which is {where}. "
+                f"Named worldbody geoms: {sorted(world)}."
             )
         for pair in list(spec.pairs):
             g1, g2 = pair.geomname1, pair.geomname2
-            if g1 in ground or g2 in ground:
-                if not (g1 in ground and g2 in ground):
-                    own = g2 if g1 in ground else g1
-                    self.terrain_pairs.append(
-                        {
-                            "name": pair.name or f"{own}_terrain",
-                            "geomname1": own,
-                            "condim": int(pair.condim),
-                            "friction": [float(v) for v in pair.friction],
-                            "solref": [float(v) for v in pair.solref],
-                            "solreffriction": [float(v) for v in pair.solreffriction],
-                            "solimp": [float(v) for v in pair.solimp],
-                            "margin": float(pair.margin),
-                            "gap": float(pair.gap),
-                        }
-                    )
-                spec.delete(pair)
-        materials = {by_name[n].material for n in ground} - {""}
+            if not (g1 in ground or g2 in ground):
+                continue
+            own = g2 if g1 in ground else g1
+            name = pair.name or f"{own}_terrain"
+            params = {
+                "condim": int(pair.condim),
+                "friction": [float(v) for v in pair.friction],
+                "solref": [float(v) for v in pair.solref],
+                "solreffriction": [float(v) for v in pair.solreffriction],
+                "solimp": [float(v) for v in pair.solimp],
+                "margin": float(pair.margin),
+                "gap": float(pair.gap),
+            }
+            spec.delete(pair)
+            if own not in ground:
+                self._set_terrain_pair(own, name, params)
+        materials = {world[n].material for n in ground} - {""}
         for name in ground:
-            spec.delete(by_name[name])
-        # The ground's own material and texture, and a skybox, belong to the scene, not to us.
-        still_used = {g.material for g in spec.geoms}
+            spec.delete(world[name])
+        # The ground's own material (and its textures) and a skybox belong to the scene. A
+        # material that something else still uses stays.
+        still_used = {
+            o.material for objs in (spec.geoms, spec.sites, spec.tendons, spec.skins) for o in objs
+        }
+        textures: set[str] = set()
         for mat in list(spec.materials):
             if mat.name in materials and mat.name not in still_used:
+                textures |= {t for t in mat.textures if t}
                 spec.delete(mat)
-        textures_used = {t for mat in spec.materials for t in mat.textures if t}
+        textures -= {t for mat in spec.materials for t in mat.textures if t}
         for tex in list(spec.textures):
-            skybox = tex.type == mujoco.mjtTexture.mjTEXTURE_SKYBOX
-            if skybox or (tex.name and tex.name not in textures_used):
+            if tex.type == mujoco.mjtTexture.mjTEXTURE_SKYBOX or tex.name in textures:
                 spec.delete(tex)
 
+    def _set_terrain_pair(self, geom: str, name: str, params: dict) -> None:
+        """One terrain pair per geom: a later setting replaces an earlier one's parameters."""
+        for pair in self.terrain_pairs:
+            if pair["geomname1"] == geom:
+                pair.update(params)
+                return
+        taken = {p["name"] for p in self.terrain_pairs} | {p.name for p in self.spec.pairs}
+        unique, k = name, 1
+        while unique in taken:
+            unique, k = f"{name}_{k}", k + 1
+        self.terrain_pairs.append({"name": unique, "geomname1": geom, **params})
+
     def _add_contact_pairs(self) -> None:
-        """`cfg.contact_pairs`: pairs between own geoms go into the spec, terrain pairs are kept
-        for the scene."""
+        """`cfg.contact_pairs`, in order: terrain pairs are kept for the scene, pairs between
+        own geoms go into the spec. A pair for two geoms that already have one (from the MJCF,
+        `ground_geoms` or an earlier config) replaces its parameters instead of doubling it."""
         from mjlab.entity.entity_cfg import TERRAIN
 
         names = [g.name for g in self.spec.geoms if g.name]
-        owner = f"entity '{self.name}' (ContactPairCfg)"
         for k, c in enumerate(self.cfg.contact_pairs):
+            owner = f"entity '{self.name}' (EntityCfg.contact_pairs[{k}])"
             _, first = resolve_matching_names(c.geom1, names, what="geom", owner=owner)
             params = {
                 "condim": c.condim,
@@ -108,17 +128,22 @@ class Entity:
             }
             if c.geom2 == TERRAIN:
                 for g in first:
-                    self.terrain_pairs.append({"name": f"{g}_terrain", "geomname1": g, **params})
+                    self._set_terrain_pair(g, f"{g}_terrain", params)
                 continue
             _, second = resolve_matching_names(c.geom2, names, what="geom", owner=owner)
-            seen: set[frozenset[str]] = set()
+            existing = {frozenset((p.geomname1, p.geomname2)): p for p in self.spec.pairs}
             for a in first:
                 for b in second:
                     key = frozenset((a, b))
-                    if a == b or key in seen:
+                    if a == b:
                         continue
-                    seen.add(key)
-                    self.spec.add_pair(name=f"pair{k}_{a}_{b}", geomname1=a, geomname2=b, **params)
+                    pair = existing.get(key)
+                    if pair is None:
+                        pair = existing[key] = self.spec.add_pair(
+                            name=f"pair{k}_{a}_{b}", geomname1=a, geomname2=b
+                        )
+                    for attr, value in params.items():
+                        setattr(pair, attr, value)
 
     def _edit_collisions(self) -> None:
         geoms = list(self.spec.geoms)

@@ -78,8 +78,8 @@ class ContactPairCfg:
     geom1: tuple[str, ...]
     """Regexes (full match) over the entity's geom names."""
     geom2: tuple[str, ...] | str = TERRAIN
-    """Regexes over the entity's geom names (self-collision pairs), or `TERRAIN` for the scene's
-    ground (plane or height field), whichever terrain the scene is built with."""
+    """Regexes over the same entity's geom names (self-collision pairs), or `TERRAIN` for the
+    scene's ground geom (`TerrainImporter`'s "terrain": the plane or the height field)."""
     condim: int = 3
     """Contact dimensionality: 1, 3, 4 or 6."""
     friction: tuple[float, float, float, float, float] = (1.0, 1.0, 0.005, 0.0001, 0.0001)
@@ -105,6 +105,17 @@ class ContactPairCfg:
             raise ValueError(
                 f"ContactPairCfg.friction needs 5 values >= 0 (tangent1, tangent2, spin, roll1, "
                 f"roll2), got {self.friction}."
+            )
+        for name, n in (("solref", 2), ("solimp", 5)):
+            if len(getattr(self, name)) != n:
+                raise ValueError(
+                    f"ContactPairCfg.{name} needs {n} values, got {getattr(self, name)} "
+                    "(MuJoCo's defaults: solref (0.02, 1), solimp (0.9, 0.95, 0.001, 0.5, 2))."
+                )
+        if not 0.0 <= self.gap <= self.margin:
+            raise ValueError(
+                f"ContactPairCfg: need 0 <= gap <= margin (m), got margin {self.margin}, "
+                f"gap {self.gap}."
             )
         if isinstance(self.geom2, str) and self.geom2 != TERRAIN:
             raise ValueError(
@@ -143,7 +154,10 @@ class EntityCfg:
     collisions: tuple[CollisionCfg, ...] = ()
     """Contact property edits, applied in order."""
     contact_pairs: tuple[ContactPairCfg, ...] = ()
-    """Explicit contact pairs added to the entity (with the terrain or between its own geoms)."""
+    """Explicit contact pairs added to the entity (with the terrain or between its own geoms),
+    in order; one for two geoms that already have a pair replaces that pair's parameters. Pair
+    contacts ignore geom parameters: `CollisionCfg` and `TerrainImporterCfg.friction` do not
+    change them."""
     ground_geoms: tuple[str, ...] = ()
     """Names of geoms of the MJCF that stand for the ground, e.g. ("floor",) for a Menagerie
     `scene_*` entry. They are removed when the entity is built, and every MJCF `<pair>` that
@@ -158,6 +172,11 @@ class EntityCfg:
     def __post_init__(self) -> None:
         if not callable(self.spec_fn):
             raise ValueError("EntityCfg.spec_fn must be a callable returning a mujoco.MjSpec.")
+        if isinstance(self.contact_pairs, ContactPairCfg):
+            raise ValueError(
+                "EntityCfg.contact_pairs must be a tuple of ContactPairCfg; write "
+                "(ContactPairCfg(...),)."
+            )
         if isinstance(self.ground_geoms, str):
             raise ValueError(
                 f"EntityCfg.ground_geoms must be a tuple of geom names, got the string "

@@ -4,6 +4,7 @@ pushes, friction/mass randomization and (rough) a terrain curriculum."""
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -133,7 +134,8 @@ def velocity_env_cfg(
             func=mdp.undesired_contacts, weight=-1.0, params={"sensor_name": "undesired_contact"}
         ),
     }
-    rewards.update(robot.reward_overrides)
+    # Copies: every config built from this RobotTaskInfo gets terms of its own.
+    rewards.update(copy.deepcopy(robot.reward_overrides))
     cfg = ManagerBasedRlEnvCfg(
         decimation=4,
         episode_length_s=20.0,
