@@ -149,3 +149,29 @@ def test_run_writes_a_video_of_the_robot(tmp_path, go1_meta, make_policy):
     assert len(report.frames) == 10 and report.frames[0].shape == (360, 480, 3)
     assert report.frames[-1].std() > 5  # an image, not a blank frame
     assert (tmp_path / "out" / "run.mp4").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("with_pair", [True, False])
+def test_sim2sim_warns_when_the_robot_cannot_touch_the_floor(with_pair):
+    from types import SimpleNamespace
+
+    from mjlab.deploy.sim2sim import _check_ground_contact
+
+    pair = '<contact><pair geom1="foot" geom2="floor"/></contact>' if with_pair else ""
+    m = mujoco.MjModel.from_xml_string(
+        f"""<mujoco><worldbody><geom name="floor" type="plane" size="1 1 .1"/>
+        <body pos="0 0 .2"><freejoint/>
+        <geom name="foot" type="sphere" size=".05" contype="0" conaffinity="0"/></body>
+        </worldbody>{pair}</mujoco>"""
+    )
+    meta = SimpleNamespace(robot=SimpleNamespace(entry="g1_mjx"))
+    robot = [g for g in range(m.ngeom) if m.geom_bodyid[g] != 0]
+    if with_pair:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _check_ground_contact(m, robot, meta)
+    else:
+        with pytest.warns(UserWarning, match="no geom of the robot can touch the floor.*scene_mjx"):
+            _check_ground_contact(m, robot, meta)

@@ -211,6 +211,7 @@ class Sim2Sim:
             ):
                 if key in geo:
                     getattr(m, field_name)[robot_geoms] = np.asarray(geo[key])
+        _check_ground_contact(m, robot_geoms, meta)
         # Armature changed: recompute the constant inertia-dependent quantities.
         mujoco.mj_setConst(m, self.data)
         self.qpos_adr = m.jnt_qposadr[self.joint_ids]
@@ -402,3 +403,28 @@ def write_video(path: str | os.PathLike, frames: list[np.ndarray], fps: float) -
     images: list[Any] = list(frames)
     imageio.mimwrite(path, images, fps=fps, macro_block_size=1)
     return path
+
+
+def _check_ground_contact(m: mujoco.MjModel, robot_geoms: list[int], meta: Any) -> None:
+    """Warn when no robot geom can touch a world geom (through contype/conaffinity or an
+    explicit pair): the robot would fall through the floor, e.g. a G1 policy exported with the
+    Menagerie entry `g1_mjx`, whose contacts are pairs declared in `scene_mjx`."""
+    import warnings
+
+    world = np.nonzero(m.geom_bodyid == 0)[0]
+    robot = np.asarray(robot_geoms, dtype=np.int64)
+    if robot.size == 0 or world.size == 0:
+        return
+    bits = (m.geom_contype[robot][:, None] & m.geom_conaffinity[world][None, :]) | (
+        m.geom_conaffinity[robot][:, None] & m.geom_contype[world][None, :]
+    )
+    on_world = m.geom_bodyid[m.pair_geom1] == 0, m.geom_bodyid[m.pair_geom2] == 0
+    if bits.any() or bool(np.any(on_world[0] != on_world[1])):
+        return
+    warnings.warn(
+        f"sim2sim: no geom of the robot can touch the floor in Menagerie entry "
+        f"'{meta.robot.entry}' (all contype/conaffinity 0 and no contact pair with a world geom); "
+        "the robot will fall through it. Load an entry that declares its contacts (for the "
+        "Unitree G1: 'scene_mjx'), or pass Sim2Sim(policy, model=...).",
+        stacklevel=3,
+    )
