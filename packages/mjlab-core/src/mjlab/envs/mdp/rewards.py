@@ -114,6 +114,29 @@ def feet_air_time(
     return reward
 
 
+def feet_air_time_biped(
+    env,
+    sensor_name: str,
+    threshold: float,
+    command_name: str | None = "twist",
+    command_threshold: float = 0.1,
+) -> torch.Tensor:
+    """Walking reward for two feet: while exactly one foot is on the ground, the shorter of the
+    stance foot's contact time and the swing foot's air time, capped at `threshold` s; zero in
+    double support, in flight and when the command is near zero. Unlike `feet_air_time` it is
+    never negative, so short steps are not punished (the form of Isaac Lab's biped term).
+    Returns: (num_envs,) s."""
+    sensor = env.scene[sensor_name]
+    contact = sensor.found
+    in_mode = torch.where(contact, sensor.current_contact_time, sensor.current_air_time)
+    single = contact.sum(dim=1) == 1
+    reward = in_mode.min(dim=1).values.clamp(max=threshold) * single.float()
+    if command_name is not None:
+        cmd = env.command_manager.get_command(command_name)
+        reward = reward * (cmd[:, :2].norm(dim=1) > command_threshold).float()
+    return reward
+
+
 def undesired_contacts(env, sensor_name: str, threshold: float = 1.0) -> torch.Tensor:
     """Number of contact-sensor slots with net force above `threshold` N. Returns: (num_envs,)."""
     sensor = env.scene[sensor_name]
