@@ -2,6 +2,9 @@
 
     uv run python bench/training_curve.py logs/rsl_rl/go1_velocity/<run> --out docs/results/go1_flat
 
+Several run folders (a run and its resumptions, `train --agent.resume`) are joined in order: each
+later run replaces the iterations from its first one on, and its wall time continues from there.
+
 Writes <out>.csv (iteration, wall_time_s, track_lin_vel_xy_exp, track_ang_vel_z_exp,
 mean_episode_length, mean_reward, steps_per_s) and <out>.png, and prints when the 10-iteration
 moving average of the linear-velocity tracking reward first reached `--target` of its maximum
@@ -42,25 +45,40 @@ def load(run: Path) -> dict[str, np.ndarray]:
     return out
 
 
+def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One curve from a run and its resumptions (see the module docstring)."""
+    out = parts[0]
+    for part in parts[1:]:
+        first = part["iteration"][0]
+        keep = out["iteration"] < first
+        offset = out["wall_time_s"][keep][-1] if keep.any() else 0.0
+        out = {
+            k: np.concatenate([out[k][keep], part[k] + (offset if k == "wall_time_s" else 0)])
+            for k in out
+        }
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("run", type=Path, help="run folder with the tensorboard events file")
+    parser.add_argument(
+        "run", type=Path, nargs="+", help="run folder(s) with the tensorboard events file"
+    )
     parser.add_argument("--out", type=Path, required=True, help="output path without extension")
     parser.add_argument(
-        "--target", type=float, default=0.8, help="fraction of the reward's maximum"
+        "--target", type=float, default=0.8, help="fraction of the reward's maximum (plotted)"
     )
     parser.add_argument("--title", default="Mjlab-Velocity-Flat-Unitree-Go1, 2-core CPU")
     args = parser.parse_args()
 
-    data = load(args.run)
-    env = yaml.safe_load((args.run / "params" / "env.yaml").read_text())
+    data = join([load(run) for run in args.run])
+    env = yaml.safe_load((args.run[-1] / "params" / "env.yaml").read_text())
     weight = float(env["rewards"]["track_lin_vel_xy_exp"]["weight"])
     track = data["track_lin_vel_xy_exp"] / weight
     smooth = np.convolve(np.nan_to_num(track), np.ones(10) / 10, mode="full")[: len(track)]
     smooth[:9] = np.nan
-    reached = np.nonzero(smooth >= args.target)[0]
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     names = list(data)
@@ -99,13 +117,21 @@ def main() -> None:
     print(
         f"{len(track)} iterations over {minutes[-1]:.1f} min; final tracking {smooth[-1]:.3f} of max"
     )
-    if len(reached):
-        i = reached[0]
-        print(
-            f"reached {args.target:.0%} at iteration {int(data['iteration'][i])}, {minutes[i]:.1f} min"
-        )
-    else:
-        print(f"did not reach {args.target:.0%}")
+    max_len = float(env["episode_length_s"]) / (
+        float(env["sim"]["mujoco"]["timestep"]) * int(env["decimation"])
+    )
+    length = data["mean_episode_length"]
+    for label, series, level in (
+        ("mean episode length passed half its maximum", length, 0.5 * max_len),
+        ("tracking passed 50 % of max", smooth, 0.5),
+        (f"tracking passed {args.target:.0%} of max", smooth, args.target),
+    ):
+        hit = np.nonzero(np.nan_to_num(series) >= level)[0]
+        if len(hit):
+            i = hit[0]
+            print(f"{label} at iteration {int(data['iteration'][i])}, {minutes[i]:.1f} min")
+        else:
+            print(f"{label}: not reached")
 
 
 if __name__ == "__main__":

@@ -97,6 +97,16 @@ def joint_pos_limits(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     return (below + above).sum(dim=1)
 
 
+def _when_commanded_to_move(
+    env, reward: torch.Tensor, command_name: str | None, command_threshold: float
+) -> torch.Tensor:
+    """`reward` where the commanded planar speed exceeds `command_threshold` m/s, else 0."""
+    if command_name is None:
+        return reward
+    cmd = env.command_manager.get_command(command_name)
+    return reward * (cmd[:, :2].norm(dim=1) > command_threshold).float()
+
+
 def feet_air_time(
     env,
     sensor_name: str,
@@ -108,10 +118,7 @@ def feet_air_time(
     long steps; zero when the command is near zero. Returns: (num_envs,) s."""
     sensor = env.scene[sensor_name]
     reward = ((sensor.last_air_time - threshold) * sensor.first_contact.float()).sum(dim=1)
-    if command_name is not None:
-        cmd = env.command_manager.get_command(command_name)
-        reward = reward * (cmd[:, :2].norm(dim=1) > command_threshold).float()
-    return reward
+    return _when_commanded_to_move(env, reward, command_name, command_threshold)
 
 
 def feet_air_time_biped(
@@ -131,10 +138,7 @@ def feet_air_time_biped(
     in_mode = torch.where(contact, sensor.current_contact_time, sensor.current_air_time)
     single = contact.sum(dim=1) == 1
     reward = in_mode.min(dim=1).values.clamp(max=threshold) * single.float()
-    if command_name is not None:
-        cmd = env.command_manager.get_command(command_name)
-        reward = reward * (cmd[:, :2].norm(dim=1) > command_threshold).float()
-    return reward
+    return _when_commanded_to_move(env, reward, command_name, command_threshold)
 
 
 def undesired_contacts(env, sensor_name: str, threshold: float = 1.0) -> torch.Tensor:
