@@ -8,7 +8,7 @@ import mujoco
 import numpy as np
 import torch
 
-from mjlab.entity.entity_cfg import EntityCfg
+from mjlab.entity.entity_cfg import TERRAIN, EntityCfg
 from mjlab.utils.string import resolve_matching_names, resolve_matching_values
 
 _FREE = mujoco.mjtJoint.mjJNT_FREE
@@ -112,8 +112,6 @@ class Entity:
         """`cfg.contact_pairs`, in order: terrain pairs are kept for the scene, pairs between
         own geoms go into the spec. A pair for two geoms that already have one (from the MJCF,
         `ground_geoms` or an earlier config) replaces its parameters instead of doubling it."""
-        from mjlab.entity.entity_cfg import TERRAIN
-
         names = [g.name for g in self.spec.geoms if g.name]
         for k, c in enumerate(self.cfg.contact_pairs):
             owner = f"entity '{self.name}' (EntityCfg.contact_pairs[{k}])"
