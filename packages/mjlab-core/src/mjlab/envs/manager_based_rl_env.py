@@ -197,6 +197,9 @@ class ManagerBasedRlEnv:
         self.command_manager.compute(dt=self.step_dt)
         self.event_manager.apply("interval", dt=self.step_dt)
         self.obs_buf = self.observation_manager.compute(update_history=True)
+        self.extras["log"]["Metrics/nonfinite_observations"] = (
+            self.observation_manager.nonfinite.float()
+        )
         if self.cfg.is_finite_horizon:
             terminated, truncated = self.reset_buf.clone(), torch.zeros_like(self.reset_buf)
         else:

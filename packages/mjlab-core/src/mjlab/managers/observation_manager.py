@@ -101,6 +101,8 @@ class ObservationManager(ManagerBase):
             if group.concatenate_terms:
                 self.group_dims[group_name] = (sum(d[0] for d in dims), *dims[0][1:])
         self._last: dict[str, torch.Tensor | dict[str, torch.Tensor]] = {}
+        self.nonfinite = torch.zeros((), dtype=torch.long, device=env.device)
+        """Non-finite values replaced by 0 since the last `compute` (a tensor: no host sync)."""
 
     @property
     def active_terms(self) -> dict[str, list[str]]:
@@ -118,6 +120,7 @@ class ObservationManager(ManagerBase):
         """
         if not update_history and self._last:
             return self._last
+        self.nonfinite.zero_()
         mask = None
         if env_ids is not None:
             mask = torch.zeros(self.env.num_envs, dtype=torch.bool, device=self.env.device)
@@ -134,6 +137,11 @@ class ObservationManager(ManagerBase):
         gen = self.env.rng
         for name, term in self.group_terms[group_name].items():
             obs = term.func(self.env, **term.params).float()
+            # No NaN/Inf ever reaches the policy or its normalizer (a diverged world, a term
+            # dividing by zero): replaced by 0 and counted in `nonfinite`.
+            bad = ~torch.isfinite(obs)
+            self.nonfinite += bad.sum()
+            obs = obs.masked_fill(bad, 0.0)
             if term.noise is not None and group.enable_corruption:
                 obs = term.noise.apply(obs, gen)
             if term.clip is not None:

@@ -37,6 +37,12 @@ class RewardManager(ManagerBase):
     def active_terms(self) -> list[str]:
         return list(self.terms)
 
+    @property
+    def step_reward(self) -> torch.Tensor:
+        """(num_envs, len(active_terms)) each term's weighted value of the last step, per
+        second (weight * term; the reward adds it times step_dt)."""
+        return self._step_reward
+
     def compute(self, dt: float) -> torch.Tensor:
         """(num_envs,) reward of this step; non-finite term values count as 0."""
         self._reward_buf.zero_()

@@ -40,8 +40,12 @@ class HeightScanCfg(SensorCfg):
 
 
 class HeightScan(Sensor):
-    """`heights`: (num_envs, num_rays) world z of the ground under each ray, m; misses report
-    `origin_z - max_distance` (finite)."""
+    """`heights`: (num_envs, num_rays) world z of the ground under each ray, m; misses (and rays
+    of a world whose state is not finite) report `origin_z - max_distance`.
+
+    The rays are cast when `heights` is first read after an env step or a reset, so that an
+    observation computed after a reset describes the reset state, not the one before it.
+    """
 
     cfg: HeightScanCfg
 
@@ -60,8 +64,15 @@ class HeightScan(Sensor):
         self.num_rays = self.pattern_b.shape[0]
         self._heights = torch.zeros(self.num_envs, self.num_rays, device=self.device)
         self._origin_z = torch.zeros(self.num_envs, device=self.device)
+        self._stale = True
 
     def update(self, dt: float) -> None:
+        self._stale = True
+
+    def reset(self, env_ids) -> None:
+        self._stale = True
+
+    def _cast(self) -> None:
         from mjlab.utils.math import quat_apply, yaw_quat
 
         data = self._entity.data
@@ -77,16 +88,25 @@ class HeightScan(Sensor):
         down = torch.tensor([0.0, 0.0, -1.0], device=self.device).expand(n, self.num_rays, 3)
         dist, _ = self.sim.ray(origin, down, geomgroup=self.cfg.geomgroup)
         dist = dist.float()
-        dist = torch.where((dist < 0) | (dist > self.cfg.max_distance), self.cfg.max_distance, dist)
-        self._origin_z = origin[:, 0, 2].float()
-        self._heights = origin[..., 2].float() - dist
+        # A NaN distance (a world whose physics diverged) fails every comparison: test for the
+        # valid range, not the invalid one.
+        valid = (dist >= 0) & (dist <= self.cfg.max_distance)
+        dist = torch.where(valid, dist, self.cfg.max_distance)
+        origin_z = torch.nan_to_num(origin[..., 2].float(), nan=0.0, posinf=0.0, neginf=0.0)
+        self._origin_z = origin_z[:, 0]
+        self._heights = origin_z - dist
+        self._stale = False
 
     @property
     def heights(self) -> torch.Tensor:
         """(num_envs, num_rays) ground height under each ray, world z, m."""
+        if self._stale:
+            self._cast()
         return self._heights
 
     @property
     def origin_z(self) -> torch.Tensor:
         """(num_envs,) world z of the ray origins, m."""
+        if self._stale:
+            self._cast()
         return self._origin_z

@@ -1,16 +1,71 @@
-"""MuJoCo Warp backend: all worlds in one set of device arrays, CUDA graphs on CUDA."""
+"""MuJoCo Warp backend: all worlds in one set of device arrays, CUDA graphs on CUDA.
+
+What this backend adds to MuJoCo Warp so that it behaves like the C MuJoCo backend (the contract
+is `SimData`'s docstring; `tests/test_backend_parity.py` checks it):
+
+- After `step`, acceleration-stage sensors (contact, touch, force, accelerometer, ...) keep the
+  values of the last physics substep. MuJoCo Warp's `step1` (the position/velocity stages at the
+  new state) clears all of `sensordata`; the backend saves those columns before it and restores
+  them after.
+- `set_const` gives every world constants derived from its own fields: the derived model arrays
+  (`body_subtreemass`, `dof_invweight0`, `actuator_acc0`, ...) are made per-world first, otherwise
+  MuJoCo Warp writes world 0's values into a single shared row.
+- `forward(env_ids)` leaves the other worlds' outputs as they were (MuJoCo Warp runs every world).
+- The world clock is kept in float64 (`data.time`); MuJoCo Warp's float32 clock gains about
+  1 ms per 1000 steps at t = 1000 s.
+- Divergence: worlds whose qpos, qvel or qacc are non-finite or exceed 1e10 (C MuJoCo's
+  mjMAXVAL, the bound of mj_checkPos/Vel/Acc) are flagged.
+"""
 
 from __future__ import annotations
+
+import copy
 
 import mujoco
 import numpy as np
 import torch
+import warp as wp
 
 from mjlab.sim.sim_cfg import SimulationCfg
 
+_MAXVAL = 1e10
+"""C MuJoCo's mjMAXVAL: mj_checkPos/Vel/Acc reset a world whose state exceeds it."""
+
+# Model fields that mujoco_warp.set_const writes (its docstring). Each is made per-world before
+# the first set_const, so that every world keeps the constants of its own fields.
+_DERIVED_FIELDS = (
+    "body_subtreemass",
+    "body_invweight0",
+    "dof_invweight0",
+    "tendon_invweight0",
+    "actuator_acc0",
+    "tendon_length0",
+    "geom_aabb",
+    "geom_rbound",
+    "eq_data",
+    "cam_pos0",
+    "cam_poscom0",
+    "cam_mat0",
+    "light_pos0",
+    "light_poscom0",
+    "light_dir0",
+)
+# Outputs that forward(env_ids) restores for the worlds it was not asked to recompute.
+_FORWARD_KEEP = ("sensordata", "qacc", "actuator_force", "cfrc_ext")
+
+
+@wp.kernel
+def _restore_columns(
+    saved: wp.array2d(dtype=float), cols: wp.array(dtype=int), out: wp.array2d(dtype=float)
+):
+    world, i = wp.tid()
+    col = cols[i]
+    out[world, col] = saved[world, col]
+
 
 class WarpBackend:
-    """Runs `num_envs` worlds with MuJoCo Warp; views are float32 tensors on `device`.
+    """Runs `num_envs` worlds with MuJoCo Warp; views are float32 tensors on `device` (the clock,
+    `time`, is float64).
 
     On CUDA, `step` (nstep substeps plus the position/velocity stages at the new state) and
     `forward` are captured once per nstep as CUDA graphs and replayed. On CPU ("cpu" device),
@@ -23,9 +78,9 @@ class WarpBackend:
         self, model: mujoco.MjModel, num_envs: int, cfg: SimulationCfg, device: torch.device
     ):
         import mujoco_warp as mjw
-        import warp as wp
 
         self.mjw, self.wp = mjw, wp
+        wp.config.quiet = True  # no line per compiled/loaded kernel module
         wp.init()
         self.num_envs = num_envs
         self.device = device
@@ -41,17 +96,38 @@ class WarpBackend:
         self.host_model = model
         self._graphs: dict[object, object] = {}
         self._views: dict[str, torch.Tensor] = {}
+        self._per_world: list[str] = []
+        """Model fields given per-world values (by `expand` or before `set_const`)."""
         self._reset_mask = torch.zeros(num_envs, dtype=torch.bool, device=device)
         self._key = torch.full((num_envs,), -1, dtype=torch.int32, device=device)
+        self._dt = float(model.opt.timestep)
+        self._time = torch.zeros(num_envs, dtype=torch.float64, device=device)
+        self._wp_time = wp.to_torch(self.d.time)
+        self._time.copy_(self._wp_time)
+
+        # Acceleration-stage sensor columns, preserved across step1 (see the module docstring).
+        cols = [
+            np.arange(adr, adr + dim)
+            for adr, dim, stage in zip(
+                model.sensor_adr, model.sensor_dim, model.sensor_needstage, strict=True
+            )
+            if stage == mujoco.mjtStage.mjSTAGE_ACC
+        ]
+        acc_cols = np.concatenate(cols).astype(np.int32) if cols else np.zeros(0, np.int32)
+        with wp.ScopedDevice(self.wp_device):
+            self._acc_cols = wp.array(acc_cols, dtype=int)
+            self._sensor_saved = wp.zeros_like(self.d.sensordata)
 
     # -- views ------------------------------------------------------------------------------
     def field(self, name: str) -> torch.Tensor:
+        if name == "time":
+            return self._time
         view = self._views.get(name)
         if view is None:
             array = getattr(self.d, name, None)
             if array is None or not hasattr(array, "ptr"):
                 raise AttributeError(f"'{name}' is not a MuJoCo Warp Data array.")
-            view = self.wp.to_torch(array)
+            view = wp.to_torch(array)
             self._views[name] = view
         return view
 
@@ -63,66 +139,107 @@ class WarpBackend:
             if array.shape[0] != 1:
                 raise ValueError(f"Model field '{name}' has leading size {array.shape[0]}.")
             tiled = np.repeat(array.numpy(), self.num_envs, axis=0)
-            array = self.wp.array(tiled, dtype=array.dtype, device=self.wp_device)
+            array = wp.array(tiled, dtype=array.dtype, device=self.wp_device)
             setattr(self.m, name, array)
             self._graphs.clear()  # graphs hold the old array's pointer
-        return self.wp.to_torch(array)
+        if name not in self._per_world:
+            self._per_world.append(name)
+        return wp.to_torch(array)
 
-    def set_const(self, env_ids: np.ndarray | None) -> None:
-        # MuJoCo Warp recomputes the constants of every world at once.
-        with self.wp.ScopedDevice(self.wp_device):
+    def set_const(self, env_ids) -> None:
+        # MuJoCo Warp recomputes the constants of every world at once, each from its own fields
+        # once the derived arrays are per-world; the worlds not listed get their values again.
+        for name in _DERIVED_FIELDS:
+            array = getattr(self.m, name, None)
+            if array is not None and array.ndim >= 2 and array.shape[1] > 0:
+                self.expand(name)
+        with wp.ScopedDevice(self.wp_device):
             self.mjw.set_const(self.m, self.d)
 
     # -- calls ------------------------------------------------------------------------------
     def _launch(self, key: object, fn) -> None:
         if not self.use_graph:
-            with self.wp.ScopedDevice(self.wp_device):
+            with wp.ScopedDevice(self.wp_device):
                 fn()
             return
         graph = self._graphs.get(key)
         if graph is None:
-            with self.wp.ScopedDevice(self.wp_device):
+            with wp.ScopedDevice(self.wp_device):
                 fn()  # compile kernels and warm up outside the capture
-                with self.wp.ScopedCapture() as capture:
+                with wp.ScopedCapture() as capture:
                     fn()
             graph = self._graphs[key] = capture.graph
-        self.wp.capture_launch(graph)
+        wp.capture_launch(graph)
+
+    def _push_time(self) -> None:
+        """Write the float64 clock into MuJoCo Warp's float32 one (time-dependent kernels)."""
+        self._wp_time.copy_(self._time)
 
     def step(self, nstep: int) -> None:
+        mjw, m, d = self.mjw, self.m, self.d
+        ncols = self._acc_cols.shape[0]
+
         def run() -> None:
             for _ in range(nstep):
-                self.mjw.step(self.m, self.d)
+                mjw.step(m, d)
+            if ncols:
+                wp.copy(self._sensor_saved, d.sensordata)
             # Position/velocity stages at the new state, as the C backend's stage=VEL.
-            self.mjw.step1(self.m, self.d)
+            mjw.step1(m, d)
+            if ncols:
+                wp.launch(
+                    _restore_columns,
+                    dim=(self.num_envs, ncols),
+                    inputs=[self._sensor_saved, self._acc_cols],
+                    outputs=[d.sensordata],
+                )
 
+        self._push_time()
         self._launch(("step", nstep), run)
+        self._time += nstep * self._dt
 
-    def forward(self, env_ids: np.ndarray | None) -> None:
-        # Worlds are independent and forward writes no state: run it for all of them.
+    def forward(self, env_ids) -> None:
+        # MuJoCo Warp runs every world (forward writes no state); the outputs of worlds that were
+        # not asked for are put back, so they keep describing their last step.
+        keep = None
+        if env_ids is not None:
+            mask = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
+            mask[torch.as_tensor(env_ids, device=self.device, dtype=torch.long)] = True
+            keep = [(self.field(n), self.field(n).clone()) for n in _FORWARD_KEEP]
+        self._push_time()
         self._launch("forward", lambda: self.mjw.forward(self.m, self.d))
+        if keep is not None:
+            for view, saved in keep:
+                shape = (self.num_envs,) + (1,) * (view.ndim - 1)
+                view.copy_(torch.where(mask.view(shape), view, saved))
 
-    def reset(self, env_ids: np.ndarray | None, keyframe: int, forward: bool) -> None:
+    def reset(self, env_ids, keyframe: int, forward: bool) -> None:
         mask = self._reset_mask
         mask.zero_()
         if env_ids is None:
             mask.fill_(True)
         else:
             mask[torch.as_tensor(env_ids, device=self.device, dtype=torch.long)] = True
-        with self.wp.ScopedDevice(self.wp_device):
-            self.mjw.reset_data(self.m, self.d, reset=self.wp.from_torch(mask))
+        with wp.ScopedDevice(self.wp_device):
+            self.mjw.reset_data(self.m, self.d, reset=wp.from_torch(mask))
             if keyframe >= 0:
                 self._key.fill_(-1)
-                self._key[mask] = keyframe
-                self.mjw.reset_data_keyframe(self.m, self.d, self.wp.from_torch(self._key))
+                self._key.masked_fill_(mask, keyframe)
+                self.mjw.reset_data_keyframe(self.m, self.d, wp.from_torch(self._key))
+        # The reset worlds' clock: 0 or the keyframe's time (no host sync: a masked copy).
+        self._time.copy_(torch.where(mask, self._wp_time.double(), self._time))
         if forward:
             self.forward(env_ids)
 
     def newly_diverged(self) -> torch.Tensor:
-        qpos, qvel = self.field("qpos"), self.field("qvel")
-        return ~(torch.isfinite(qpos).all(dim=1) & torch.isfinite(qvel).all(dim=1))
+        ok = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
+        for name in ("qpos", "qvel", "qacc"):
+            value = self.field(name)
+            ok &= (torch.isfinite(value) & (value.abs() <= _MAXVAL)).all(dim=1)
+        return ~ok
 
     def ray(self, pnt, vec, geomgroup, flg_static, bodyexclude):
-        wp, mjw = self.wp, self.mjw
+        mjw = self.mjw
         n, nray = pnt.shape[:2]
         pnt = pnt.to(self.device, torch.float32).contiguous()
         vec = vec.to(self.device, torch.float32).contiguous()
@@ -132,6 +249,7 @@ class WarpBackend:
         exclude = torch.full((nray,), bodyexclude, dtype=torch.int32, device=self.device)
         from mujoco_warp._src.types import vec6
 
+        # MuJoCo Warp: a group is skipped where its flag is 0; all -1 means every group.
         group = vec6(*(geomgroup if geomgroup is not None else (-1,) * 6))
         with wp.ScopedDevice(self.wp_device):
             mjw.rays(
@@ -149,7 +267,8 @@ class WarpBackend:
         return dist, geomid
 
     def get_data(self, env_id: int) -> mujoco.MjData:
-        data = mujoco.MjData(self.host_model)
+        model = self.get_model(env_id)
+        data = mujoco.MjData(model)
         for name in (
             "qpos",
             "qvel",
@@ -163,9 +282,20 @@ class WarpBackend:
             getattr(data, name)[:] = (
                 self.field(name)[env_id].detach().cpu().numpy().reshape(getattr(data, name).shape)
             )
-        data.time = float(self.field("time")[env_id])
-        mujoco.mj_forward(self.host_model, data)
+        data.time = float(self._time[env_id])
+        mujoco.mj_forward(model, data)
         return data
 
     def get_model(self, env_id: int) -> mujoco.MjModel:
-        return self.host_model
+        model = copy.copy(self.host_model)
+        for name in self._per_world:
+            value = getattr(self.m, name).numpy()[env_id]
+            host = getattr(model, name)
+            flat = value.reshape(-1)
+            if flat.size < host.size:
+                raise ValueError(f"Model field '{name}': {flat.size} values for {host.shape}.")
+            # MuJoCo Warp pads some rows (eq_data: 12 columns for mjNEQDATA = 11).
+            width = host.shape[-1] if host.ndim > 1 else 1
+            rows = value.reshape(host.shape[0], -1) if host.ndim > 1 else value.reshape(-1, 1)
+            host[...] = rows[:, :width].reshape(host.shape)
+        return model

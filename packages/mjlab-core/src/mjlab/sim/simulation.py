@@ -41,8 +41,11 @@ class SimData:
     the new state; acceleration-dependent fields (`qacc`, `actuator_force`, `cfrc_ext`,
     acceleration/force/touch/contact sensors) describe the last physics substep.
 
-    dtype: float64 on the C MuJoCo backend, float32 on MuJoCo Warp. Views are created on first
-    access and stay valid for the life of the simulation.
+    dtype: float64 on the C MuJoCo backend, float32 on MuJoCo Warp, except `time`, which is
+    float64 on both (a float32 clock drifts by ~1 ms per 1000 steps at t = 1000 s). Views are
+    created on first access and stay valid for the life of the simulation.
+
+    Both backends keep this contract; `tests/test_backend_parity.py` checks it.
     """
 
     def __init__(self, backend) -> None:
@@ -147,7 +150,8 @@ class Simulation:
             self.diverged |= self._backend.newly_diverged().to(self.device, non_blocking=True)
 
     def forward(self, env_ids: torch.Tensor | np.ndarray | None = None) -> None:
-        """Recompute derived quantities (mj_forward) from the current state."""
+        """Recompute derived quantities (mj_forward) of the worlds `env_ids` (None: all) from their
+        current state; the other worlds' outputs are left as they were."""
         self._backend.forward(self._ids(env_ids))
 
     def reset(
@@ -186,7 +190,13 @@ class Simulation:
         return view
 
     def set_const(self, env_ids: torch.Tensor | np.ndarray | None = None) -> None:
-        """Recompute derived model constants (mj_setConst) after per-world field writes."""
+        """Recompute derived model constants (mj_setConst: `body_subtreemass`,
+        `body_invweight0`, `dof_invweight0`, `actuator_acc0`, ...) after per-world field writes.
+
+        Each world in `env_ids` (None: all) gets constants derived from its own fields (masses,
+        inertias, centres of mass, armature); the other worlds keep theirs. On MuJoCo Warp every
+        world is recomputed (from its own fields, so unchanged worlds get the same values).
+        """
         self._backend.set_const(self._ids(env_ids))
 
     def ray(
@@ -218,7 +228,9 @@ class Simulation:
         return self._backend.get_data(env_id)
 
     def get_model(self, env_id: int) -> mujoco.MjModel:
-        """World `env_id`'s host model, with its per-world fields (for rendering)."""
+        """A host `MjModel` of world `env_id`: the shared model with that world's randomized
+        fields and its derived constants written in (rendering, export, inspection). Writing
+        to it does not change the simulation."""
         return self._backend.get_model(env_id)
 
     def _ids(self, env_ids) -> np.ndarray | None:
