@@ -6,12 +6,16 @@ allows, in env steps/s); their ratio is the managers' overhead. Also prints the
 time from constructing the env to its first step.
 
     uv run python bench/env_throughput.py                 # N = 64, 1024, 4096 on CPU
-    uv run python bench/env_throughput.py --device cuda:0 # MuJoCo Warp
+    uv run python bench/env_throughput.py --device cuda:0 # MuJoCo Warp, CUDA graphs on
+    uv run python bench/env_throughput.py --device cuda:0 --no-cuda-graph
+
+`--json-out FILE` appends one JSON line per N (bench/gpu_check.sh collects them).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from pathlib import Path
@@ -34,14 +38,24 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, nargs="+", default=[64, 1024, 4096])
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument(
+        "--cuda-graph",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="MuJoCo Warp on CUDA: replay step/forward as CUDA graphs (SimulationCfg.use_cuda_graph)",
+    )
+    parser.add_argument("--json-out", type=Path, default=None)
     args = parser.parse_args()
-    print(f"task={args.task} device={args.device} cores={os.cpu_count()}")
+    print(
+        f"task={args.task} device={args.device} cuda_graph={args.cuda_graph} cores={os.cpu_count()}"
+    )
     print(
         f"{'N':>6} {'env steps/s':>13} {'raw env-equiv steps/s':>22} {'ratio':>6} {'build+first step s':>19}"
     )
     for n in args.num_envs:
         cfg = load_env_cfg(args.task)
         cfg.scene.num_envs = n
+        cfg.sim.use_cuda_graph = args.cuda_graph
         t0 = time.perf_counter()
         env = ManagerBasedRlEnv(cfg, device=args.device)
         env.reset(seed=0)
@@ -78,6 +92,19 @@ def main() -> None:
         print(
             f"{n:>6} {env_rate:>13,.0f} {raw_rate:>22,.0f} {env_rate / raw_rate:>6.2f} {first:>19.2f}"
         )
+        if args.json_out is not None:
+            row = {
+                "task": args.task,
+                "device": args.device,
+                "backend": env.sim.backend,
+                "cuda_graph": args.cuda_graph,
+                "num_envs": n,
+                "env_steps_per_s": env_rate,
+                "raw_steps_per_s": raw_rate,
+                "build_first_step_s": first,
+            }
+            with args.json_out.open("a") as f:
+                f.write(json.dumps(row) + "\n")
         env.close()
 
 

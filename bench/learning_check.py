@@ -3,6 +3,7 @@ mean episode length and the linear-velocity tracking reward moved.
 
     uv run python bench/learning_check.py                      # every locomotion task
     uv run python bench/learning_check.py --tasks Mjlab-Velocity-Flat-Unitree-G1 --iterations 100
+    uv run python bench/learning_check.py --device cuda:0 --num-envs 4096 --iterations 50
 
 "early" is the mean over iterations 3-7 (the first iterations only count the episodes that end
 soonest, so iterations 0-2 are biased low); "late" the mean of the last 5. A task that learns
@@ -13,6 +14,7 @@ whose penalties outweigh what staying up earns) shows late/early < 1.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -31,7 +33,7 @@ LOCOMOTION_TASKS = (
 
 
 def train_briefly(
-    task: str, iterations: int, num_envs: int, workdir: Path
+    task: str, iterations: int, num_envs: int, workdir: Path, device: str = "cpu"
 ) -> dict[str, np.ndarray]:
     """Run `train task` in `workdir` and return its per-iteration curves.
 
@@ -56,9 +58,12 @@ def train_briefly(
             "tensorboard",
             "--agent.save-interval",
             str(10 * iterations),
+            "--device",
+            device,
         ],
         cwd=workdir,
-        env=dict(os.environ, CUDA_VISIBLE_DEVICES=""),
+        # On the CPU, hide any GPU so that nothing (torch, Warp) initializes CUDA.
+        env=dict(os.environ, CUDA_VISIBLE_DEVICES="") if device == "cpu" else dict(os.environ),
         check=True,
         capture_output=True,
         timeout=3600,
@@ -101,21 +106,35 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="+", default=list(LOCOMOTION_TASKS))
     parser.add_argument("--iterations", type=int, default=60)
     parser.add_argument("--num-envs", type=int, default=512)
+    parser.add_argument("--device", default="cpu", help='"cpu" or a CUDA device ("cuda:0")')
+    parser.add_argument("--json-out", type=Path, default=None, help="append one JSON line per task")
     args = parser.parse_args()
 
-    print(f"{args.iterations} iterations, {args.num_envs} envs, CPU")
+    print(f"{args.iterations} iterations, {args.num_envs} envs, {args.device}")
     print(
         f"{'task':36} {'early len':>9} {'late len':>9} {'late/early':>10} {'track':>6} {'min':>5}"
     )
     for task in args.tasks:
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
-            s = summarize(train_briefly(task, args.iterations, args.num_envs, Path(tmp)))
+            curves = train_briefly(task, args.iterations, args.num_envs, Path(tmp), args.device)
+            s = summarize(curves)
             minutes = (time.perf_counter() - start) / 60
         print(
             f"{task:36} {s['early']:9.1f} {s['late']:9.1f} {s['ratio']:10.2f} "
             f"{s['track_late']:6.3f} {minutes:5.1f}"
         )
+        if args.json_out is not None:
+            row = dict(
+                s,
+                task=task,
+                device=args.device,
+                num_envs=args.num_envs,
+                iterations=args.iterations,
+                minutes=minutes,
+            )
+            with args.json_out.open("a") as f:
+                f.write(json.dumps(row) + "\n")
 
 
 if __name__ == "__main__":

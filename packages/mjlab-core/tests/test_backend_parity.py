@@ -1,8 +1,8 @@
 """The MuJoCo Warp backend against the C MuJoCo backend: every task, sensor, constant and call.
 
-C MuJoCo (float64) is the reference. MuJoCo Warp runs here on Warp's CPU device (float32); the
-same tests run on CUDA with `-m gpu` when a device is present (MJLAB_PARITY_DEVICE=cuda:0 or the
-`gpu` variants below).
+C MuJoCo (float64) is the reference. MuJoCo Warp (float32) runs every test on Warp's CPU device
+and again on CUDA, with CUDA graphs, where a device is present: the `[cuda]` variants carry the
+`gpu` mark (`pytest -m gpu`; bench/gpu_check.sh runs them).
 
 Tolerances, and why:
 - FREE_OBS_ATOL / FREE_REWARD_*: flat-ground tasks run free for STEPS env steps (4 physics steps
@@ -37,9 +37,9 @@ from mjlab.tasks import list_tasks, load_env_cfg
 
 pytestmark = [pytest.mark.slow, pytest.mark.warp]
 
-DEVICE = os.environ.get("MJLAB_PARITY_DEVICE", "cpu")
-"""Device of the Warp backend (the C backend always runs on the CPU). bench/gpu_check.sh runs
-this suite with MJLAB_PARITY_DEVICE=cuda:0 (CUDA graphs on)."""
+DEVICE = "cpu"
+"""Device of the Warp backend in the running test (the C backend always runs on the CPU); set
+by the `warp_device` fixture."""
 N = 2
 """Worlds per env: enough to show that worlds stay independent, few enough for Warp on CPU."""
 STEPS = 60
@@ -61,6 +61,25 @@ measured medians 0.07-0.1 rad/s joint_vel, 3-4 N foot force."""
 ROUGH_FOUND_AGREE = 0.97
 """Fraction of (step, world, slot) contact flags that agree on rough terrain (measured
 0.994 Go1, 0.998 G1)."""
+
+
+@pytest.fixture(
+    autouse=True,
+    params=[
+        "cpu",
+        pytest.param(
+            "cuda:0",
+            id="cuda",
+            marks=[
+                pytest.mark.gpu,
+                pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+            ],
+        ),
+    ],
+)
+def warp_device(request, monkeypatch) -> str:
+    monkeypatch.setitem(globals(), "DEVICE", request.param)
+    return request.param
 
 
 def _is_rough(task_id: str) -> bool:
@@ -377,7 +396,7 @@ def test_keyframe_and_partial_reset_match_c_mujoco():
     sims = _sims(model)
     fields = ("qpos", "qvel", "ctrl", "time", "sensordata", "qacc", "actuator_force", "xpos")
     for sim in sims.values():
-        sim.data.ctrl[:] = torch.tensor([0.5])
+        sim.data.ctrl[:] = 0.5
         sim.step(20)
     snap = {b: {f: getattr(s.data, f).clone() for f in fields} for b, s in sims.items()}
     for sim in sims.values():

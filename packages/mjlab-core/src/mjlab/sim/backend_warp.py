@@ -54,6 +54,17 @@ _DERIVED_FIELDS = (
 _FORWARD_KEEP = ("sensordata", "qacc", "actuator_force", "cfrc_ext")
 
 
+def _quiet_warp() -> None:
+    """No init banner and no line per loaded kernel module (hundreds for MuJoCo Warp), unless
+    the user asked Warp for more (a log level below INFO)."""
+    level = getattr(wp, "LOG_WARNING", None)
+    if level is not None and hasattr(wp.config, "log_level"):
+        if wp.config.log_level >= getattr(wp, "LOG_INFO", level):
+            wp.config.log_level = level
+    else:
+        wp.config.quiet = True
+
+
 @wp.kernel
 def _restore_columns(
     saved: wp.array2d(dtype=float), cols: wp.array(dtype=int), out: wp.array2d(dtype=float)
@@ -80,7 +91,7 @@ class WarpBackend:
         import mujoco_warp as mjw
 
         self.mjw, self.wp = mjw, wp
-        wp.config.quiet = True  # no line per compiled/loaded kernel module
+        _quiet_warp()
         wp.init()
         self.num_envs = num_envs
         self.device = device
