@@ -38,6 +38,9 @@ class ManagerBasedRlEnv:
         cfg: the task config.
         device: "cpu" or "cuda:N"; the simulation backend follows it (cfg.sim.backend="auto").
         render_mode: None or "rgb_array".
+        rng_device: device of the env's random generator `rng` (None: `device`). "cpu" makes a
+            CUDA env draw the same resets, commands, randomization and noise as a CPU env with
+            the same seed (each draw is then copied to the device: for comparisons, not speed).
 
     Raises:
         ValueError: a config error (unknown entity, regex with no match, missing reward
@@ -52,12 +55,13 @@ class ManagerBasedRlEnv:
         cfg: ManagerBasedRlEnvCfg,
         device: str | torch.device = "cpu",
         render_mode: str | None = None,
+        rng_device: str | torch.device | None = None,
     ):
         self.cfg = cfg
         self.device = torch.device(device)
         self.render_mode = render_mode
         self.num_envs = cfg.scene.num_envs
-        self.rng = torch.Generator(device=self.device)
+        self.rng = torch.Generator(device=torch.device(rng_device or self.device))
         self.seed(cfg.seed)
 
         self.scene = Scene(cfg.scene, self.device)

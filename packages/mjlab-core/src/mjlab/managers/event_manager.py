@@ -6,6 +6,7 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import EventTermCfg
+from mjlab.utils.math import rand
 
 
 class EventManager(ManagerBase):
@@ -35,7 +36,7 @@ class EventManager(ManagerBase):
 
     def _sample_interval(self, term: EventTermCfg, size: int) -> torch.Tensor:
         lo, hi = term.interval_range_s
-        u = torch.rand(size, device=self.env.device, generator=self.env.rng)
+        u = rand(size, self.env.device, self.env.rng)
         return lo + (hi - lo) * u
 
     def apply(

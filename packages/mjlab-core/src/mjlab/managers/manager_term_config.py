@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg  # noqa: F401  (re-exported)
+from mjlab.utils.math import rand, randn
 
 
 @dataclass(kw_only=True)
@@ -44,9 +45,8 @@ class UniformNoiseCfg(NoiseCfg):
     """Upper bound."""
 
     def apply(self, value, generator):
-        import torch
 
-        u = torch.rand(value.shape, device=value.device, generator=generator)
+        u = rand(value.shape, value.device, generator)
         return value + u * (self.n_max - self.n_min) + self.n_min
 
 
@@ -60,13 +60,8 @@ class GaussianNoiseCfg(NoiseCfg):
     """Standard deviation."""
 
     def apply(self, value, generator):
-        import torch
 
-        return (
-            value
-            + self.mean
-            + self.std * torch.randn(value.shape, device=value.device, generator=generator)
-        )
+        return value + self.mean + self.std * randn(value.shape, value.device, generator)
 
 
 @dataclass(kw_only=True)

@@ -11,8 +11,8 @@ is `SimData`'s docstring; `tests/test_backend_parity.py` checks it):
   (`body_subtreemass`, `dof_invweight0`, `actuator_acc0`, ...) are made per-world first, otherwise
   MuJoCo Warp writes world 0's values into a single shared row.
 - `forward(env_ids)` leaves the other worlds' outputs as they were (MuJoCo Warp runs every world).
-- The world clock is kept in float64 (`data.time`); MuJoCo Warp's float32 clock gains about
-  1 ms per 1000 steps at t = 1000 s.
+- The world clock is kept in float64 (`data.time`); MuJoCo Warp's float32 clock drifts by
+  ~5 ms per 1000 steps of 0.005 s at t = 1000 s.
 - Divergence: worlds whose qpos, qvel or qacc are non-finite or exceed 1e10 (C MuJoCo's
   mjMAXVAL, the bound of mj_checkPos/Vel/Acc) are flagged.
 """
@@ -50,8 +50,21 @@ _DERIVED_FIELDS = (
     "light_poscom0",
     "light_dir0",
 )
-# Outputs that forward(env_ids) restores for the worlds it was not asked to recompute.
-_FORWARD_KEEP = ("sensordata", "qacc", "actuator_force", "cfrc_ext")
+# Outputs that forward(env_ids) restores for the worlds it was not asked to recompute: the
+# acceleration-stage results a caller may read after a partial reset (C MuJoCo leaves them).
+_FORWARD_KEEP = (
+    "sensordata",
+    "qacc",
+    "qacc_smooth",
+    "act_dot",
+    "actuator_force",
+    "qfrc_actuator",
+    "qfrc_smooth",
+    "qfrc_constraint",
+    "cfrc_ext",
+    "cfrc_int",
+    "cacc",
+)
 
 
 def _quiet_warp() -> None:
@@ -59,7 +72,7 @@ def _quiet_warp() -> None:
     the user asked Warp for more (a log level below INFO)."""
     level = getattr(wp, "LOG_WARNING", None)
     if level is not None and hasattr(wp.config, "log_level"):
-        if wp.config.log_level >= getattr(wp, "LOG_INFO", level):
+        if wp.config.log_level == getattr(wp, "LOG_INFO", level):  # Warp's default
             wp.config.log_level = level
     else:
         wp.config.quiet = True
@@ -176,11 +189,24 @@ class WarpBackend:
         graph = self._graphs.get(key)
         if graph is None:
             with wp.ScopedDevice(self.wp_device):
-                fn()  # compile kernels and warm up outside the capture
+                # Compile and warm up outside the capture. The warm-up really runs (a step would
+                # advance every world), so the integration state is saved and put back.
+                state = self._state_buffer()
+                self.mjw.get_state(self.m, self.d, state, self._state_sig)
+                fn()
+                self.mjw.set_state(self.m, self.d, state, self._state_sig)
                 with wp.ScopedCapture() as capture:
-                    fn()
+                    fn()  # recorded, not run
             graph = self._graphs[key] = capture.graph
         wp.capture_launch(graph)
+
+    def _state_buffer(self):
+        """(num_envs, mj_stateSize) buffer of the integration state (mjSTATE_INTEGRATION)."""
+        if getattr(self, "_state", None) is None:
+            self._state_sig = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+            size = mujoco.mj_stateSize(self.host_model, self._state_sig)
+            self._state = wp.zeros((self.num_envs, size), dtype=float, device=self.wp_device)
+        return self._state
 
     def _push_time(self) -> None:
         """Write the float64 clock into MuJoCo Warp's float32 one (time-dependent kernels)."""
@@ -237,8 +263,9 @@ class WarpBackend:
                 self._key.fill_(-1)
                 self._key.masked_fill_(mask, keyframe)
                 self.mjw.reset_data_keyframe(self.m, self.d, wp.from_torch(self._key))
-        # The reset worlds' clock: 0 or the keyframe's time (no host sync: a masked copy).
-        self._time.copy_(torch.where(mask, self._wp_time.double(), self._time))
+        # The reset worlds' clock: 0 or the keyframe's time, exact (no host sync: a masked fill).
+        start = float(self.host_model.key_time[keyframe]) if keyframe >= 0 else 0.0
+        self._time.masked_fill_(mask, start)
         if forward:
             self.forward(env_ids)
 
@@ -300,9 +327,11 @@ class WarpBackend:
     def get_model(self, env_id: int) -> mujoco.MjModel:
         model = copy.copy(self.host_model)
         for name in self._per_world:
-            value = getattr(self.m, name).numpy()[env_id]
+            value = getattr(self.m, name)[env_id].numpy()  # this world's row only
             host = getattr(model, name)
             flat = value.reshape(-1)
+            if host.size == 0:
+                continue
             if flat.size < host.size:
                 raise ValueError(f"Model field '{name}': {flat.size} values for {host.shape}.")
             # MuJoCo Warp pads some rows (eq_data: 12 columns for mjNEQDATA = 11).

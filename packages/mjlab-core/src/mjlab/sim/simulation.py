@@ -42,7 +42,7 @@ class SimData:
     acceleration/force/touch/contact sensors) describe the last physics substep.
 
     dtype: float64 on the C MuJoCo backend, float32 on MuJoCo Warp, except `time`, which is
-    float64 on both (a float32 clock drifts by ~1 ms per 1000 steps at t = 1000 s). Views are
+    float64 on both (a float32 clock drifts by ~5 ms per 1000 steps of 0.005 s at t = 1000 s). Views are
     created on first access and stay valid for the life of the simulation.
 
     Both backends keep this contract; `tests/test_backend_parity.py` checks it.

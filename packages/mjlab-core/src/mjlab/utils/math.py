@@ -38,6 +38,8 @@ __all__ = [
     "quat_inv",
     "quat_mul",
     "quat_unique",
+    "rand",
+    "randn",
     "sample_log_uniform",
     "sample_uniform",
     "subtract_frame_transforms",
@@ -478,18 +480,39 @@ def subtract_frame_transforms(
 # --------------------------------------------------------------------------------------------
 
 
-def _rand(
+def rand(
     shape: Sequence[int] | int,
     device: torch.device | str,
-    generator: torch.Generator | None,
-    dtype: torch.dtype,
+    generator: torch.Generator | None = None,
+    dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
-    """Uniform [0, 1) samples drawn on the generator's device, then moved to ``device``."""
+    """Uniform [0, 1) samples of `shape` on `device`, drawn on the generator's device.
+
+    With the generator on `device` (the env's default) this is `torch.rand`; with a CPU
+    generator a CUDA env draws the same numbers as a CPU env seeded alike (then copies them).
+    """
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     device = torch.device(device)
     sample_device = device if generator is None else generator.device
     u = torch.rand(shape, device=sample_device, generator=generator, dtype=dtype)
     return u.to(device)
+
+
+def randn(
+    shape: Sequence[int] | int,
+    device: torch.device | str,
+    generator: torch.Generator | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    """Standard normal samples of `shape` on `device`, drawn on the generator's device (see
+    `rand`)."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    device = torch.device(device)
+    sample_device = device if generator is None else generator.device
+    return torch.randn(shape, device=sample_device, generator=generator, dtype=dtype).to(device)
+
+
+_rand = rand
 
 
 def sample_uniform(

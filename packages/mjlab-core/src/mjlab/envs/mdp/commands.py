@@ -8,6 +8,7 @@ import torch
 
 from mjlab.managers.command_manager import CommandTerm
 from mjlab.managers.manager_term_config import CommandTermCfg
+from mjlab.utils.math import rand
 
 
 @dataclass(kw_only=True)
@@ -51,16 +52,14 @@ class UniformVelocityCommand(CommandTerm):
         return self.vel_command_b
 
     def _rand(self, n: int, rng: tuple[float, float]) -> torch.Tensor:
-        return rng[0] + (rng[1] - rng[0]) * torch.rand(
-            n, device=self.device, generator=self.env.rng
-        )
+        return rng[0] + (rng[1] - rng[0]) * rand(n, self.device, self.env.rng)
 
     def _resample(self, env_ids: torch.Tensor) -> None:
         r, n = self.cfg.ranges, len(env_ids)
         self.vel_command_b[env_ids, 0] = self._rand(n, r.lin_vel_x)
         self.vel_command_b[env_ids, 1] = self._rand(n, r.lin_vel_y)
         self.vel_command_b[env_ids, 2] = self._rand(n, r.ang_vel_z)
-        u = torch.rand(n, 2, device=self.device, generator=self.env.rng)
+        u = rand((n, 2), self.device, self.env.rng)
         if self.cfg.heading_command and r.heading is not None:
             self.heading_target[env_ids] = self._rand(n, r.heading)
             self.is_heading_env[env_ids] = u[:, 0] <= self.cfg.rel_heading_envs

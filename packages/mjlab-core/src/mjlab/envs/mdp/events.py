@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
+from mjlab.utils.math import rand
 
 _ROBOT = SceneEntityCfg("robot")
 _POSE_KEYS = ("x", "y", "z", "roll", "pitch", "yaw")
@@ -17,7 +18,7 @@ def _uniform(env, ranges: dict[str, tuple[float, float]], keys, n: int) -> torch
         raise ValueError(f"Unknown range keys {sorted(unknown)}; valid keys: {list(keys)}.")
     lo = torch.tensor([ranges.get(k, (0.0, 0.0))[0] for k in keys], device=env.device)
     hi = torch.tensor([ranges.get(k, (0.0, 0.0))[1] for k in keys], device=env.device)
-    return lo + (hi - lo) * torch.rand(n, len(keys), device=env.device, generator=env.rng)
+    return lo + (hi - lo) * rand((n, len(keys)), env.device, env.rng)
 
 
 def reset_root_state_uniform(
@@ -86,7 +87,7 @@ def _reset_joints(env, env_ids, asset_cfg, position_range, velocity_range, scale
 
 
 def _scale(env, rng: tuple[float, float], shape) -> torch.Tensor:
-    return rng[0] + (rng[1] - rng[0]) * torch.rand(shape, device=env.device, generator=env.rng)
+    return rng[0] + (rng[1] - rng[0]) * rand(shape, env.device, env.rng)
 
 
 def push_by_setting_velocity(
