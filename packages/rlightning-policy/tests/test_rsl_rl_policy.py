@@ -4,6 +4,7 @@ import warnings
 
 import pytest
 import torch
+from rsl_rl.algorithms import PPO
 from tensordict import TensorDict
 
 from rlightning.engine import RolloutWorker
@@ -178,9 +179,16 @@ def test_load_state_dict_warns_on_unknown_and_missing_modules(pm):
     assert all(torch.equal(after["actor"][k], v) for k, v in weights["actor"].items())
     assert all(torch.equal(after["critic"][k], v) for k, v in fresh_critic.items())
 
-    broken = {k: v[:1] for k, v in weights["actor"].items()}
-    with pytest.raises(RuntimeError, match="Module 'actor'"):
+    # Tensor-level mismatches inside a module are warned about and skipped, never fatal.
+    before = {k: v.clone() for k, v in actor.get_trainable_parameters()["actor"].items()}
+    broken = {k: v[:1] for k, v in weights["actor"].items() if v.ndim and v.shape[0] > 1}
+    broken["not_a_tensor_of_this_model"] = torch.zeros(1)
+    with pytest.warns(UserWarning, match=r"module 'actor': tensors of the wrong shape") as caught:
         actor.load_state_dict({"actor": broken, "critic": weights["critic"]})
+    text = " ".join(str(w.message) for w in caught)
+    assert "unexpected tensors ['not_a_tensor_of_this_model']" in text
+    after = actor.get_trainable_parameters()["actor"]
+    assert all(torch.equal(after[k], before[k]) for k in broken if k in before)
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a complete, matching dict loads silently
@@ -263,3 +271,22 @@ def test_construct_network_names_unsupported_config(pm):
         RSLRLPolicy(PolicyConfig(train_cfg=pm.point_mass_train_cfg()), "train").init_train(
             TrainConfig(), None
         )
+
+
+def test_construct_network_takes_the_policys_config_and_builds_an_agent(pm):
+    from rlightning.policy.rsl_rl_policy import algorithms
+
+    env = pm.PointMassEnv(num_envs=4)
+    meta = env_meta_from_vec_env(env)
+    config = PolicyConfig(train_cfg=pm.point_mass_train_cfg(), device="cpu")
+    built = {}
+    for name, model_config in (("config", config), ("dict", config.train_cfg)):
+        torch.manual_seed(0)
+        policy = RSLRLPolicy(PolicyConfig(device="cpu"), PolicyRole.TRAIN)
+        policy.construct_network(model_config, meta)
+        assert isinstance(policy.algo, algorithms.Agent)
+        assert issubclass(policy.algo_cls, PPO)
+        built[name] = policy.get_trainable_parameters()
+        policy.close()
+    for module, tensors in built["config"].items():
+        assert all(torch.equal(v, built["dict"][module][k]) for k, v in tensors.items())

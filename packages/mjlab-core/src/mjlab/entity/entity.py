@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from mjlab.entity.entity_cfg import TERRAIN, EntityCfg
+from mjlab.utils.math import heading_from_quat, projected_gravity, quat_apply, quat_apply_inverse
 from mjlab.utils.string import resolve_matching_names, resolve_matching_values
 
 _FREE = mujoco.mjtJoint.mjJNT_FREE
@@ -310,8 +311,6 @@ class Entity:
         ids = self._env_index(env_ids)
         if root_state.shape != (len(ids), 13):
             raise ValueError(f"root_state must be ({len(ids)}, 13), got {tuple(root_state.shape)}.")
-        from mjlab.utils.math import quat_apply_inverse
-
         qpos, qvel = self.sim.data.qpos, self.sim.data.qvel
         quat = root_state[:, 3:7] / root_state[:, 3:7].norm(dim=-1, keepdim=True)
         pose = torch.cat([root_state[:, :3], quat], dim=-1)
@@ -529,8 +528,6 @@ class EntityData:
         return self._root_pose()[1]
 
     def _root_vel_b(self) -> tuple[torch.Tensor, torch.Tensor]:
-        from mjlab.utils.math import quat_apply_inverse
-
         e = self._e
         if e.is_fixed_base:
             z = torch.zeros(e.num_envs, 3, device=e.device)
@@ -559,29 +556,17 @@ class EntityData:
     @property
     def root_link_ang_vel_w(self) -> torch.Tensor:
         """(num_envs, 3) angular velocity of the root body, world, rad/s."""
-        from mjlab.utils.math import quat_apply
-
         return quat_apply(self.root_link_quat_w, self.root_link_ang_vel_b)
 
     @property
     def projected_gravity_b(self) -> torch.Tensor:
         """(num_envs, 3) unit gravity direction (0, 0, -1) expressed in the root frame."""
-        from mjlab.utils.math import quat_apply_inverse
-
-        quat = self.root_link_quat_w
-        g = torch.tensor([0.0, 0.0, -1.0], device=quat.device).expand(quat.shape[0], 3)
-        return quat_apply_inverse(quat, g)
+        return projected_gravity(self.root_link_quat_w)
 
     @property
     def heading_w(self) -> torch.Tensor:
         """(num_envs,) yaw of the root's forward (x) axis in the world xy plane, rad, (-pi, pi]."""
-        from mjlab.utils.math import quat_apply
-
-        quat = self.root_link_quat_w
-        fwd = quat_apply(
-            quat, torch.tensor([1.0, 0.0, 0.0], device=quat.device).expand(quat.shape[0], 3)
-        )
-        return torch.atan2(fwd[:, 1], fwd[:, 0])
+        return heading_from_quat(self.root_link_quat_w)
 
     # -- bodies ---------------------------------------------------------------------------------
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any, ClassVar
 
@@ -35,7 +36,8 @@ class ManagerBasedRlEnv:
     events advance; observations are computed once (history advances once).
 
     Args:
-        cfg: the task config.
+        cfg: the task config. The env works on its own deep copy (`self.cfg`): building and
+            running it never changes `cfg`, so one config can build several independent envs.
         device: "cpu" or "cuda:N"; the simulation backend follows it (cfg.sim.backend="auto").
         render_mode: None or "rgb_array".
         rng_device: device of the env's random generator `rng` (None: `device`). "cpu" makes a
@@ -57,7 +59,8 @@ class ManagerBasedRlEnv:
         render_mode: str | None = None,
         rng_device: str | torch.device | None = None,
     ):
-        self.cfg = cfg
+        self.cfg = copy.deepcopy(cfg)
+        cfg = self.cfg
         self.device = torch.device(device)
         self.render_mode = render_mode
         self.num_envs = cfg.scene.num_envs
@@ -212,7 +215,7 @@ class ManagerBasedRlEnv:
 
     def _reset_idx(self, env_ids: torch.Tensor) -> None:
         """Reset envs: curriculum, physics state to defaults, reset events, manager resets.
-        Everything the managers log is merged into `extras["log"]` (case C06)."""
+        Everything every manager logs is merged into `extras["log"]`, none of it dropped."""
         self.curriculum_manager.compute(env_ids)
         self.sim.reset(env_ids, forward=False)
         self.scene.reset(env_ids)

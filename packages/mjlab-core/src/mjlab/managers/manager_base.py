@@ -13,13 +13,19 @@ from mjlab.managers.scene_entity_config import SceneEntityCfg
 
 class ManagerBase:
     """Holds `env` and prepares terms: resolves `SceneEntityCfg` params and instantiates
-    class-based terms as `cls(cfg, env)`."""
+    class-based terms as `cls(cfg, env)`.
+
+    Each manager works on its own copy of every entry of its config (a term, or an observation
+    group), so resolving a term never changes the caller's config, and a term config shared by
+    two entries (the same `ObservationTermCfg` in the actor and critic groups) is resolved
+    separately for each.
+    """
 
     kind = "term"
 
     def __init__(self, cfg: dict[str, Any] | None, env):
         self.env = env
-        self.cfg = {k: v for k, v in (cfg or {}).items() if v is not None}
+        self.cfg = {k: copy.deepcopy(v) for k, v in (cfg or {}).items() if v is not None}
 
     def prepare_term(self, name: str, term_cfg) -> None:
         # A function's SceneEntityCfg defaults need resolving too: copy them into params.

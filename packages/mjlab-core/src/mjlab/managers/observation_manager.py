@@ -49,8 +49,7 @@ class ObservationManager(ManagerBase):
     """Computes observation groups: `compute()` returns {group: (num_envs, D) tensor}.
 
     Buffers (delay, history) advance only in `compute(update_history=True)`, which the env
-    calls exactly once per step and on reset; reading observations again never shifts them
-    (case C03).
+    calls exactly once per step and on reset; reading observations again never shifts them.
     """
 
     kind = "Observation term"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch
 
 from mjlab.sensor.sensor_base import Sensor, SensorCfg
+from mjlab.utils.math import quat_apply, yaw_quat
 
 
 @dataclass(kw_only=True)
@@ -73,8 +74,6 @@ class HeightScan(Sensor):
         self._stale = True
 
     def _cast(self) -> None:
-        from mjlab.utils.math import quat_apply, yaw_quat
-
         data = self._entity.data
         pos = data.body_link_pos_w[:, self._body]
         quat = yaw_quat(data.body_link_quat_w[:, self._body])

@@ -27,6 +27,7 @@ import torch
 import warp as wp
 
 from mjlab.sim.sim_cfg import SimulationCfg
+from mjlab.sim.simulation import STATE_FIELDS
 
 _MAXVAL = 1e10
 """C MuJoCo's mjMAXVAL: mj_checkPos/Vel/Acc reset a world whose state exceeds it."""
@@ -307,16 +308,9 @@ class WarpBackend:
     def get_data(self, env_id: int) -> mujoco.MjData:
         model = self.get_model(env_id)
         data = mujoco.MjData(model)
-        for name in (
-            "qpos",
-            "qvel",
-            "act",
-            "ctrl",
-            "qfrc_applied",
-            "xfrc_applied",
-            "mocap_pos",
-            "mocap_quat",
-        ):
+        for name in STATE_FIELDS:
+            if name == "time":
+                continue
             getattr(data, name)[:] = (
                 self.field(name)[env_id].detach().cpu().numpy().reshape(getattr(data, name).shape)
             )

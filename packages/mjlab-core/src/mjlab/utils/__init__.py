@@ -1,54 +1,9 @@
 """Shared helpers: batched rotation/frame/sampling math (`mjlab.utils.math`) and name matching
-(`mjlab.utils.string`)."""
+(`mjlab.utils.string`). The math helpers are also importable from `mjlab.utils` itself; the list
+of them is `mjlab.utils.math.__all__`."""
 
-from mjlab.utils.math import (
-    axis_angle_from_quat,
-    combine_frame_transforms,
-    euler_xyz_from_quat,
-    heading_from_quat,
-    matrix_from_quat,
-    normalize,
-    projected_gravity,
-    quat_apply,
-    quat_apply_inverse,
-    quat_apply_yaw,
-    quat_conjugate,
-    quat_error_magnitude,
-    quat_from_angle_axis,
-    quat_from_euler_xyz,
-    quat_from_matrix,
-    quat_inv,
-    quat_mul,
-    quat_unique,
-    sample_log_uniform,
-    sample_uniform,
-    subtract_frame_transforms,
-    wrap_to_pi,
-    yaw_quat,
-)
+from mjlab.utils import math, string
+from mjlab.utils.math import *  # noqa: F403
+from mjlab.utils.math import __all__ as _MATH_ALL
 
-__all__ = [
-    "axis_angle_from_quat",
-    "combine_frame_transforms",
-    "euler_xyz_from_quat",
-    "heading_from_quat",
-    "matrix_from_quat",
-    "normalize",
-    "projected_gravity",
-    "quat_apply",
-    "quat_apply_inverse",
-    "quat_apply_yaw",
-    "quat_conjugate",
-    "quat_error_magnitude",
-    "quat_from_angle_axis",
-    "quat_from_euler_xyz",
-    "quat_from_matrix",
-    "quat_inv",
-    "quat_mul",
-    "quat_unique",
-    "sample_log_uniform",
-    "sample_uniform",
-    "subtract_frame_transforms",
-    "wrap_to_pi",
-    "yaw_quat",
-]
+__all__ = ["math", "string", *_MATH_ALL]

@@ -480,6 +480,13 @@ def subtract_frame_transforms(
 # --------------------------------------------------------------------------------------------
 
 
+def _draw(sampler, shape, device, generator, dtype) -> torch.Tensor:
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    device = torch.device(device)
+    sample_device = device if generator is None else generator.device
+    return sampler(shape, device=sample_device, generator=generator, dtype=dtype).to(device)
+
+
 def rand(
     shape: Sequence[int] | int,
     device: torch.device | str,
@@ -491,11 +498,7 @@ def rand(
     With the generator on `device` (the env's default) this is `torch.rand`; with a CPU
     generator a CUDA env draws the same numbers as a CPU env seeded alike (then copies them).
     """
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    device = torch.device(device)
-    sample_device = device if generator is None else generator.device
-    u = torch.rand(shape, device=sample_device, generator=generator, dtype=dtype)
-    return u.to(device)
+    return _draw(torch.rand, shape, device, generator, dtype)
 
 
 def randn(
@@ -506,10 +509,7 @@ def randn(
 ) -> torch.Tensor:
     """Standard normal samples of `shape` on `device`, drawn on the generator's device (see
     `rand`)."""
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    device = torch.device(device)
-    sample_device = device if generator is None else generator.device
-    return torch.randn(shape, device=sample_device, generator=generator, dtype=dtype).to(device)
+    return _draw(torch.randn, shape, device, generator, dtype)
 
 
 _rand = rand

@@ -1,4 +1,4 @@
-"""Per-joint PD gains read from a compiled MuJoCo model, in joint order (case C02).
+"""Per-joint PD gains read from a compiled MuJoCo model, in joint order (never actuator declaration order).
 
 A MuJoCo `position` actuator with joint transmission applies
 `force = gainprm[0] * ctrl + biasprm[1] * q + biasprm[2] * qd`, so kp = gainprm[0] = -biasprm[1]

@@ -193,7 +193,7 @@ class DeploymentMetadata:
     """Versioned description of a policy's interface and of the robot it drives.
 
     Every per-joint list follows `joint_names` (the control order), never the actuator
-    declaration order (case C02). q_target = action_offset + action_scale * action (rad), and
+    declaration order. q_target = action_offset + action_scale * action (rad), and
     the PD law is tau = stiffness * (q_target - q) - damping * qd, clipped to +-effort_limit.
 
     Plain lists, tuples, numpy arrays and dicts are accepted for every field and normalized

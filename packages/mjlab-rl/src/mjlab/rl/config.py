@@ -317,7 +317,7 @@ def _accepted_kwargs(class_name: str, where: str) -> set[str] | None:
 
 
 def _model_train_cfg(model: RslRlModelCfg, where: str) -> dict[str, Any]:
-    """One model's rsl-rl 5.x kwargs: only what the chosen class accepts, no None values (C09)."""
+    """One model's rsl-rl 5.x kwargs: only what the chosen class accepts, no None values."""
     # rsl-rl kwarg -> (value, the config field it comes from)
     candidates: dict[str, tuple[Any, str]] = {
         "hidden_dims": (list(model.hidden_dims), "hidden_dims"),
@@ -359,7 +359,7 @@ def to_rsl_rl_train_cfg(cfg: RslRlOnPolicyRunnerCfg) -> dict[str, Any]:
     a `distribution_cfg`), an `algorithm` dict, `obs_groups` (lists), the rollout and saving
     settings, and the logger (`"tensorboard"`, or a writer dict for wandb with project and
     tags). Optional fields left as None are dropped, and each model dict holds only arguments its
-    class accepts, so no model receives a keyword it does not take (case C09). mjlab's own keys
+    class accepts, so no model receives a keyword it does not take. mjlab's own keys
     (`upload_model`, `clip_actions` when set) ride along at the top level; rsl-rl ignores them.
 
     Args:

@@ -91,7 +91,7 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
 
         Restores `common_step_counter` when the checkpoint has it (curricula continue where they
         were; a checkpoint without env state leaves the counter alone) and migrates checkpoints
-        of older rsl-rl versions (case C01): `model_state_dict` with `actor.*` -> actor `mlp.*`,
+        of older rsl-rl versions: `model_state_dict` with `actor.*` -> actor `mlp.*`,
         `critic.*` -> critic `mlp.*`, `actor_obs_normalizer.*` / `critic_obs_normalizer.*` ->
         each model's `obs_normalizer.*`, and `std` / `log_std` -> `distribution.std_param` /
         `distribution.log_std_param` (also in 4.x actor state dicts). The optimizer state is
@@ -143,7 +143,7 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         graph, and the task's deployment metadata (joint order, gains, observation layout) is
         attached when the env has managers. The file is uploaded to wandb when
         `train_cfg["upload_model"]` is true. Paths are joined with pathlib, never derived by
-        splitting strings, and errors are raised, never swallowed (case C07).
+        splitting strings, and errors are raised, never swallowed.
 
         Args:
             path: folder of the ONNX file (created if missing).

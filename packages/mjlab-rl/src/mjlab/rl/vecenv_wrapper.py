@@ -13,7 +13,7 @@ class RslRlVecEnvWrapper(VecEnv):
     """Adapts a `ManagerBasedRlEnv` to rsl-rl-lib's `VecEnv` contract.
 
     - `get_observations()` returns the last computed observation groups as a `TensorDict`
-      (batch size (num_envs,)); it has no side effects (history buffers do not move, case C03).
+      (batch size (num_envs,)); it has no side effects (history buffers do not move).
     - `step(actions)` returns `(obs, rewards, dones, extras)`; `dones = terminated | truncated`;
       `extras["time_outs"]` is the truncation mask (for value bootstrapping) unless the task is
       finite-horizon; `extras["log"]` carries the env's logs.

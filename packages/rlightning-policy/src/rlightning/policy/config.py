@@ -54,6 +54,11 @@ class PolicyConfig(BaseModel):
         return value
 
 
+Config = PolicyConfig | dict[str, Any]
+"""What `RSLRLPolicy.construct_network` builds from: the policy's :class:`PolicyConfig` (its
+``train_cfg``) or an rsl-rl ``train_cfg`` dict."""
+
+
 class TrainConfig(BaseModel):
     """How a training run goes: length, checkpoints, seed, console output."""
 

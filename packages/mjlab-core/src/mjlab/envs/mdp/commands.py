@@ -8,7 +8,7 @@ import torch
 
 from mjlab.managers.command_manager import CommandTerm
 from mjlab.managers.manager_term_config import CommandTermCfg
-from mjlab.utils.math import rand
+from mjlab.utils.math import rand, wrap_to_pi
 
 
 @dataclass(kw_only=True)
@@ -67,8 +67,6 @@ class UniformVelocityCommand(CommandTerm):
 
     def _update_command(self) -> None:
         if self.cfg.heading_command:
-            from mjlab.utils.math import wrap_to_pi
-
             ids = self.is_heading_env
             err = wrap_to_pi(self.heading_target - self.robot.data.heading_w)
             lo, hi = self.cfg.ranges.ang_vel_z

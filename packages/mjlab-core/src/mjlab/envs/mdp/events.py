@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
-from mjlab.utils.math import rand
+from mjlab.utils.math import quat_from_euler_xyz, quat_mul, rand
 
 _ROBOT = SceneEntityCfg("robot")
 _POSE_KEYS = ("x", "y", "z", "roll", "pitch", "yaw")
@@ -31,8 +31,6 @@ def reset_root_state_uniform(
     """Default root state (at the env origin) plus uniform offsets: pose_range keys x, y, z (m)
     and roll, pitch, yaw (rad, composed on the default orientation); velocity_range keys x, y, z
     (m/s) and roll, pitch, yaw (rad/s), world frame."""
-    from mjlab.utils.math import quat_from_euler_xyz, quat_mul
-
     entity = env.scene[asset_cfg.name]
     n = len(env_ids)
     state = entity.data.default_root_state[env_ids].clone()

@@ -16,7 +16,7 @@ def time_out(env) -> torch.Tensor:
 
 def bad_orientation(env, limit_angle: float, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Tilt from upright above `limit_angle` rad. The tilt is acos(-g_z) with g_z clamped to
-    [-1, 1] so float rounding (|g_z| = 1.0000001) never gives NaN (case C05).
+    [-1, 1] so float rounding (|g_z| = 1.0000001) never gives NaN.
     Returns: (num_envs,) bool."""
     gz = env.scene[asset_cfg.name].data.projected_gravity_b[:, 2]
     tilt = torch.acos((-gz).clamp(-1.0, 1.0))

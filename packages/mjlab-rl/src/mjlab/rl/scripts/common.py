@@ -15,7 +15,7 @@ import yaml
 
 
 def choose_device(requested: str | None) -> str:
-    """CUDA when available, else CPU; an explicit `requested` wins. Printed (case C08)."""
+    """CUDA when available, else CPU; an explicit `requested` wins. The choice is printed."""
     if requested:
         device = requested
         if device.startswith("cuda") and not torch.cuda.is_available():

@@ -33,7 +33,8 @@ from rsl_rl.utils import resolve_callable, resolve_optimizer
 from tensordict import TensorDict
 
 from rlightning.policy.base_policy import BasePolicy, PolicyRole
-from rlightning.policy.config import PolicyConfig, TrainConfig
+from rlightning.policy.config import Config, PolicyConfig, TrainConfig
+from rlightning.policy.rsl_rl_policy import algorithms
 from rlightning.policy.rsl_rl_policy.returns import compute_gae
 from rlightning.types import EnvMeta, EnvRet, PolicyResponse
 
@@ -150,10 +151,11 @@ class RSLRLPolicy(BasePolicy):
         role_type: ``PolicyRole.TRAIN`` for the learner, ``PolicyRole.EVAL`` for actors.
     """
 
-    algo: PPO
-    """The rsl-rl algorithm instance (``None`` until ``construct_network``)."""
+    algo: algorithms.Agent
+    """The rsl-rl algorithm instance (``None`` until ``construct_network``); a
+    ``rsl_rl.algorithms.PPO`` (or subclass) instance."""
 
-    algo_cls: type[PPO]
+    algo_cls: type[algorithms.Agent]
     """The algorithm class resolved from ``train_cfg["algorithm"]["class_name"]``."""
 
     def __init__(self, config: PolicyConfig, role_type: PolicyRole) -> None:
@@ -172,7 +174,7 @@ class RSLRLPolicy(BasePolicy):
 
     def construct_network(
         self,
-        model_config: Mapping[str, Any] | None = None,
+        model_config: Config | None = None,
         env_meta: EnvMeta | None = None,
         *args: Any,
         **kwargs: Any,
@@ -181,7 +183,8 @@ class RSLRLPolicy(BasePolicy):
         and critic as the modules ``"actor"`` and ``"critic"``.
 
         Args:
-            model_config: rsl-rl ``train_cfg`` dict; ``None`` uses ``self.config.train_cfg``.
+            model_config: the policy's config: a :class:`PolicyConfig` (its ``train_cfg`` is
+                used) or an rsl-rl ``train_cfg`` dict; ``None`` uses ``self.config.train_cfg``.
                 ``algorithm.class_name`` defaults to ``"PPO"``. It is deep-copied, not changed.
             env_meta: An :class:`RSLRLVecEnvMeta` (``num_envs``, ``num_actions``,
                 ``get_observations``); see :func:`env_meta_from_vec_env`.
@@ -193,9 +196,11 @@ class RSLRLPolicy(BasePolicy):
                 (RND, recurrent or deterministic actor), or names a non-PPO algorithm; or if
                 ``env_meta`` lacks ``num_envs``/``num_actions``/``get_observations``.
         """
-        cfg = copy.deepcopy(
-            dict(model_config if model_config is not None else self.config.train_cfg)
-        )
+        if model_config is None:
+            model_config = self.config.train_cfg
+        elif isinstance(model_config, PolicyConfig):
+            model_config = model_config.train_cfg
+        cfg = copy.deepcopy(dict(model_config))
         for key in ("algorithm", "actor", "critic", "num_steps_per_env"):
             if key not in cfg:
                 raise ValueError(
@@ -225,7 +230,7 @@ class RSLRLPolicy(BasePolicy):
                 f"train_cfg['algorithm']['class_name'] resolves to {resolved!r}; RSLRLPolicy "
                 "needs rsl_rl.algorithms.PPO or a subclass."
             )
-        algo_cls: type[PPO] = resolved
+        algo_cls: type[PPO] = resolved  # the policy needs PPO's rollout/update interface
         observations = meta.get_observations().to(self.device)
         algo = algo_cls.construct_algorithm(observations, meta, cfg, self.device)
         actor, critic = algo._raw_actor, algo._raw_critic
@@ -558,15 +563,17 @@ class RSLRLPolicy(BasePolicy):
         }
 
     def load_state_dict(self, state_dict: Mapping[str, Mapping[str, torch.Tensor]]) -> None:  # type: ignore[override]
-        """Load ``{module_name: state_dict}`` weights into the matching modules.
+        """Load ``{module_name: state_dict}`` weights into the matching modules, with a
+        ``UserWarning`` for every mismatch.
 
-        Each named module loads strictly (its own key set must match). Module names this policy
-        does not have, and modules of this policy absent from ``state_dict``, are reported with
-        a ``UserWarning``; the absent ones keep their current weights.
+        Mismatches that are warned about and skipped: module names this policy does not have;
+        modules of this policy absent from ``state_dict`` (they keep their weights); within a
+        module, missing and unexpected tensor names and tensors of the wrong shape (the module's
+        other tensors load; the skipped ones keep their values). A complete, matching dict loads
+        silently.
 
         Raises:
-            RuntimeError: If the networks do not exist yet, or a module's tensors do not match
-                (the module name is in the message).
+            RuntimeError: If the networks do not exist yet.
         """
         if not self.model_list:
             raise RuntimeError(
@@ -588,8 +595,27 @@ class RSLRLPolicy(BasePolicy):
                 stacklevel=2,
             )
         for name, module in modules.items():
-            if name in state_dict:
-                try:
-                    module.load_state_dict(state_dict[name], strict=True)
-                except RuntimeError as error:
-                    raise RuntimeError(f"Module '{name}': {error}") from error
+            if name not in state_dict:
+                continue
+            own = module.state_dict()
+            given = dict(state_dict[name])
+            wrong_shape = sorted(
+                k for k, v in given.items() if k in own and tuple(v.shape) != tuple(own[k].shape)
+            )
+            for key in wrong_shape:
+                del given[key]
+            result = module.load_state_dict(given, strict=False)
+            problems = []
+            if wrong_shape:
+                problems.append(f"tensors of the wrong shape {wrong_shape} were not loaded")
+            if result.missing_keys:
+                problems.append(f"tensors {sorted(result.missing_keys)} are missing")
+            if result.unexpected_keys:
+                problems.append(f"unexpected tensors {sorted(result.unexpected_keys)} were ignored")
+            if problems:
+                warnings.warn(
+                    f"RSLRLPolicy.load_state_dict: module '{name}': "
+                    + "; ".join(problems)
+                    + " (those keep their current values).",
+                    stacklevel=2,
+                )
