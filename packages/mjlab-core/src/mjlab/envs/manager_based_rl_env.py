@@ -246,20 +246,17 @@ class ManagerBasedRlEnv:
         model = self.sim.get_model(env_id)
         data = self.sim.get_data(env_id)
         if self._renderer is None:
-            self._renderer = mujoco.Renderer(
-                model, height=view.get("height", 240), width=view.get("width", 320)
-            )
+            self._renderer = mujoco.Renderer(model, height=view.height, width=view.width)
             self._camera = mujoco.MjvCamera()
-        cam = view.get("camera")
-        if cam is not None:
-            self._renderer.update_scene(data, camera=cam)
+        if view.camera is not None:
+            self._renderer.update_scene(data, camera=view.camera)
         else:
             c = self._camera
             c.type = mujoco.mjtCamera.mjCAMERA_TRACKING
-            c.trackbodyid = int(view.get("body_id", 1))
-            c.distance = view.get("distance", 2.5)
-            c.elevation = view.get("elevation", -20.0)
-            c.azimuth = view.get("azimuth", 135.0)
+            c.trackbodyid = view.body_id
+            c.distance = view.distance
+            c.elevation = view.elevation
+            c.azimuth = view.azimuth
             self._renderer.update_scene(data, camera=c)
         return self._renderer.render()
 

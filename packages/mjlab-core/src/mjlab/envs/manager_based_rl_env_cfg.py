@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from mjlab.managers import (
     ActionTermCfg,
@@ -17,6 +16,33 @@ from mjlab.managers import (
 )
 from mjlab.scene import SceneCfg
 from mjlab.sim import SimulationCfg
+
+
+@dataclass(kw_only=True)
+class ViewerCfg:
+    """How `ManagerBasedRlEnv.render` (and `play --video`) frames env 0."""
+
+    camera: str | None = None
+    """A named MJCF camera (e.g. "cartpole/side"); None: a camera tracking `body_id`."""
+    body_id: int = 1
+    """Body the tracking camera follows (1: the first body after the world, usually the robot's
+    root)."""
+    distance: float = 2.5
+    """Tracking camera distance from the body, m."""
+    elevation: float = -20.0
+    """Tracking camera elevation, degrees (negative: looking down)."""
+    azimuth: float = 135.0
+    """Tracking camera azimuth, degrees."""
+    width: int = 320
+    """Frame width, pixels."""
+    height: int = 240
+    """Frame height, pixels."""
+
+    def __post_init__(self) -> None:
+        if self.width < 1 or self.height < 1:
+            raise ValueError(
+                f"ViewerCfg.width and height must be >= 1 pixel, got {self.width}x{self.height}."
+            )
 
 
 @dataclass(kw_only=True)
@@ -55,8 +81,8 @@ class ManagerBasedRlEnvCfg:
     """Seed of the env's torch and numpy generators (None: 0)."""
     is_finite_horizon: bool = False
     """True: reaching the time limit is a true end of the task (no bootstrapping)."""
-    viewer: dict[str, Any] = field(default_factory=dict)
-    """Rendering options: camera (name or None), width, height, distance, elevation, azimuth."""
+    viewer: ViewerCfg = field(default_factory=ViewerCfg)
+    """Rendering options (camera, frame size)."""
 
     def __post_init__(self) -> None:
         if self.decimation < 1:

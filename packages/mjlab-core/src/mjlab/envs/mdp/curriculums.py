@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
+
+if TYPE_CHECKING:
+    from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
 
 _ROBOT = SceneEntityCfg("robot")
 
@@ -29,7 +34,7 @@ def terrain_levels(
 
 
 def commands_vel(
-    env,
+    env: ManagerBasedRlEnv,
     env_ids: torch.Tensor,
     command_name: str,
     velocity_stages: list[dict],

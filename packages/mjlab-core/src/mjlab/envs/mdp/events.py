@@ -3,16 +3,23 @@ per-env domain randomization of model fields."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
 from mjlab.utils.math import quat_from_euler_xyz, quat_mul, rand
 
+if TYPE_CHECKING:
+    from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
+
 _ROBOT = SceneEntityCfg("robot")
 _POSE_KEYS = ("x", "y", "z", "roll", "pitch", "yaw")
 
 
-def _uniform(env, ranges: dict[str, tuple[float, float]], keys, n: int) -> torch.Tensor:
+def _uniform(
+    env: ManagerBasedRlEnv, ranges: dict[str, tuple[float, float]], keys, n: int
+) -> torch.Tensor:
     unknown = set(ranges) - set(keys)
     if unknown:
         raise ValueError(f"Unknown range keys {sorted(unknown)}; valid keys: {list(keys)}.")
@@ -22,7 +29,7 @@ def _uniform(env, ranges: dict[str, tuple[float, float]], keys, n: int) -> torch
 
 
 def reset_root_state_uniform(
-    env,
+    env: ManagerBasedRlEnv,
     env_ids: torch.Tensor,
     pose_range: dict[str, tuple[float, float]],
     velocity_range: dict[str, tuple[float, float]] | None = None,
@@ -44,7 +51,7 @@ def reset_root_state_uniform(
 
 
 def reset_joints_by_scale(
-    env,
+    env: ManagerBasedRlEnv,
     env_ids: torch.Tensor,
     position_range: tuple[float, float],
     velocity_range: tuple[float, float] = (0.0, 0.0),
@@ -55,7 +62,7 @@ def reset_joints_by_scale(
 
 
 def reset_joints_by_offset(
-    env,
+    env: ManagerBasedRlEnv,
     env_ids: torch.Tensor,
     position_range: tuple[float, float],
     velocity_range: tuple[float, float] = (0.0, 0.0),
@@ -65,7 +72,9 @@ def reset_joints_by_offset(
     _reset_joints(env, env_ids, asset_cfg, position_range, velocity_range, scale=False)
 
 
-def _reset_joints(env, env_ids, asset_cfg, position_range, velocity_range, scale: bool) -> None:
+def _reset_joints(
+    env: ManagerBasedRlEnv, env_ids, asset_cfg, position_range, velocity_range, scale: bool
+) -> None:
     entity = env.scene[asset_cfg.name]
     data = entity.data
     ids = asset_cfg.joint_ids
@@ -84,12 +93,12 @@ def _reset_joints(env, env_ids, asset_cfg, position_range, velocity_range, scale
     )
 
 
-def _scale(env, rng: tuple[float, float], shape) -> torch.Tensor:
+def _scale(env: ManagerBasedRlEnv, rng: tuple[float, float], shape) -> torch.Tensor:
     return rng[0] + (rng[1] - rng[0]) * rand(shape, env.device, env.rng)
 
 
 def push_by_setting_velocity(
-    env,
+    env: ManagerBasedRlEnv,
     env_ids: torch.Tensor,
     velocity_range: dict[str, tuple[float, float]],
     asset_cfg: SceneEntityCfg = _ROBOT,
@@ -111,7 +120,7 @@ def push_by_setting_velocity(
 
 
 # -- domain randomization ------------------------------------------------------------------------
-def _nominal(env, field: str) -> torch.Tensor:
+def _nominal(env: ManagerBasedRlEnv, field: str) -> torch.Tensor:
     """Host-model values of a field (the baseline randomization scales), cached on the env."""
     cache = env.__dict__.setdefault("_nominal_model_fields", {})
     if field not in cache:
@@ -127,7 +136,7 @@ def _write_field(
 
 
 def randomize_geom_friction(
-    env,
+    env: ManagerBasedRlEnv,
     env_ids: torch.Tensor,
     friction_range: tuple[float, float],
     asset_cfg: SceneEntityCfg = _ROBOT,
@@ -159,7 +168,7 @@ def randomize_geom_friction(
 
 
 def randomize_body_mass(
-    env,
+    env: ManagerBasedRlEnv,
     env_ids: torch.Tensor,
     mass_range: tuple[float, float],
     operation: str = "scale",
@@ -185,7 +194,7 @@ def randomize_body_mass(
 
 
 def randomize_body_com(
-    env,
+    env: ManagerBasedRlEnv,
     env_ids: torch.Tensor,
     com_range: dict[str, tuple[float, float]],
     asset_cfg: SceneEntityCfg = _ROBOT,
@@ -202,7 +211,7 @@ def randomize_body_com(
 
 
 def randomize_actuator_gains(
-    env,
+    env: ManagerBasedRlEnv,
     env_ids: torch.Tensor,
     stiffness_range: tuple[float, float] = (1.0, 1.0),
     damping_range: tuple[float, float] = (1.0, 1.0),

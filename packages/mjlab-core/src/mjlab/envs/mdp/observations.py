@@ -6,53 +6,58 @@ velocities in the root frame, joint positions relative to the default pose.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
 
+if TYPE_CHECKING:
+    from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
+
 _ROBOT = SceneEntityCfg("robot")
 
 
-def base_lin_vel(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def base_lin_vel(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Root linear velocity in the root frame. Returns: (num_envs, 3) m/s."""
     return env.scene[asset_cfg.name].data.root_link_lin_vel_b
 
 
-def base_ang_vel(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def base_ang_vel(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Root angular velocity in the root frame. Returns: (num_envs, 3) rad/s."""
     return env.scene[asset_cfg.name].data.root_link_ang_vel_b
 
 
-def projected_gravity(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def projected_gravity(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Unit gravity direction in the root frame ((0, 0, -1) when level). Returns: (num_envs, 3)."""
     return env.scene[asset_cfg.name].data.projected_gravity_b
 
 
-def joint_pos_rel(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def joint_pos_rel(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Joint positions minus the default pose. Returns: (num_envs, num_selected_joints) rad."""
     data = env.scene[asset_cfg.name].data
     ids = asset_cfg.joint_ids
     return data.joint_pos[:, ids] - data.default_joint_pos[:, ids]
 
 
-def joint_vel_rel(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def joint_vel_rel(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Joint velocities minus the default velocities. Returns: (num_envs, num_selected) rad/s."""
     data = env.scene[asset_cfg.name].data
     ids = asset_cfg.joint_ids
     return data.joint_vel[:, ids] - data.default_joint_vel[:, ids]
 
 
-def joint_pos(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def joint_pos(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Absolute joint positions. Returns: (num_envs, num_selected_joints) rad."""
     return env.scene[asset_cfg.name].data.joint_pos[:, asset_cfg.joint_ids]
 
 
-def joint_vel(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def joint_vel(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Joint velocities. Returns: (num_envs, num_selected_joints) rad/s."""
     return env.scene[asset_cfg.name].data.joint_vel[:, asset_cfg.joint_ids]
 
 
-def last_action(env, action_name: str | None = None) -> torch.Tensor:
+def last_action(env: ManagerBasedRlEnv, action_name: str | None = None) -> torch.Tensor:
     """The raw policy action of the previous step (all terms, or one term's slice).
     Returns: (num_envs, action_dim)."""
     manager = env.action_manager
@@ -66,29 +71,29 @@ def last_action(env, action_name: str | None = None) -> torch.Tensor:
     raise ValueError(f"No action term '{action_name}'. Terms: {manager.active_terms}.")
 
 
-def generated_commands(env, command_name: str) -> torch.Tensor:
+def generated_commands(env: ManagerBasedRlEnv, command_name: str) -> torch.Tensor:
     """The current command of a command term, e.g. (vx, vy, wz). Returns: (num_envs, dim)."""
     return env.command_manager.get_command(command_name)
 
 
-def height_scan(env, sensor_name: str, offset: float = 0.5) -> torch.Tensor:
+def height_scan(env: ManagerBasedRlEnv, sensor_name: str, offset: float = 0.5) -> torch.Tensor:
     """Height of the scan origin above the ground under each ray, minus `offset`
     (as Isaac Lab). Returns: (num_envs, num_rays) m."""
     sensor = env.scene[sensor_name]
     return sensor.origin_z[:, None] - sensor.heights - offset
 
 
-def root_pos_w(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def root_pos_w(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Root position relative to the env origin, world frame. Returns: (num_envs, 3) m."""
     data = env.scene[asset_cfg.name].data
     return data.root_link_pos_w - env.scene.env_origins
 
 
-def builtin_sensor(env, sensor_name: str) -> torch.Tensor:
+def builtin_sensor(env: ManagerBasedRlEnv, sensor_name: str) -> torch.Tensor:
     """A MuJoCo sensor's values. Returns: (num_envs, dim) in the sensor's units."""
     return env.scene[sensor_name].data
 
 
-def foot_contact(env, sensor_name: str) -> torch.Tensor:
+def foot_contact(env: ManagerBasedRlEnv, sensor_name: str) -> torch.Tensor:
     """1 where each contact-sensor slot touches. Returns: (num_envs, num_slots)."""
     return env.scene[sensor_name].found.float()

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
 
+if TYPE_CHECKING:
+    from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
+
 _ROBOT = SceneEntityCfg("robot")
 
 
-def is_alive(env) -> torch.Tensor:
+def is_alive(env: ManagerBasedRlEnv) -> torch.Tensor:
     """1 for envs not terminated this step. Returns: (num_envs,)."""
     return (~env.termination_manager.terminated).float()
 
 
-def is_terminated(env) -> torch.Tensor:
+def is_terminated(env: ManagerBasedRlEnv) -> torch.Tensor:
     """1 for envs terminated this step (time-outs excluded). Returns: (num_envs,)."""
     return env.termination_manager.terminated.float()
 
@@ -37,37 +42,37 @@ def track_ang_vel_z_exp(
     return torch.exp(-(cmd - wz).square() / std**2)
 
 
-def lin_vel_z_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def lin_vel_z_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Squared vertical base velocity. Returns: (num_envs,) m^2/s^2."""
     return env.scene[asset_cfg.name].data.root_link_lin_vel_b[:, 2].square()
 
 
-def ang_vel_xy_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def ang_vel_xy_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Squared roll/pitch rates. Returns: (num_envs,) rad^2/s^2."""
     return env.scene[asset_cfg.name].data.root_link_ang_vel_b[:, :2].square().sum(dim=1)
 
 
-def flat_orientation_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def flat_orientation_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Squared xy of projected gravity (0 when level). Returns: (num_envs,)."""
     return env.scene[asset_cfg.name].data.projected_gravity_b[:, :2].square().sum(dim=1)
 
 
-def joint_torques_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def joint_torques_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Sum of squared actuator torques. Returns: (num_envs,) N^2 m^2."""
     return env.scene[asset_cfg.name].data.actuator_force[:, asset_cfg.joint_ids].square().sum(dim=1)
 
 
-def joint_acc_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def joint_acc_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Sum of squared joint accelerations. Returns: (num_envs,) rad^2/s^4."""
     return env.scene[asset_cfg.name].data.joint_acc[:, asset_cfg.joint_ids].square().sum(dim=1)
 
 
-def joint_vel_l2(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def joint_vel_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Sum of squared joint velocities. Returns: (num_envs,) rad^2/s^2."""
     return env.scene[asset_cfg.name].data.joint_vel[:, asset_cfg.joint_ids].square().sum(dim=1)
 
 
-def joint_deviation_l1(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def joint_deviation_l1(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Sum of |q - q_default| over the selected joints (keeps arms and waist near their pose).
     Returns: (num_envs,) rad."""
     data = env.scene[asset_cfg.name].data
@@ -75,18 +80,18 @@ def joint_deviation_l1(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     return (data.joint_pos[:, ids] - data.default_joint_pos[:, ids]).abs().sum(dim=1)
 
 
-def action_rate_l2(env) -> torch.Tensor:
+def action_rate_l2(env: ManagerBasedRlEnv) -> torch.Tensor:
     """Sum of squared action changes between steps. Returns: (num_envs,)."""
     am = env.action_manager
     return (am.action - am.prev_action).square().sum(dim=1)
 
 
-def action_l2(env) -> torch.Tensor:
+def action_l2(env: ManagerBasedRlEnv) -> torch.Tensor:
     """Sum of squared actions. Returns: (num_envs,)."""
     return env.action_manager.action.square().sum(dim=1)
 
 
-def joint_pos_limits(env, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+def joint_pos_limits(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """How far joints are beyond their soft limits, summed. Returns: (num_envs,) rad."""
     data = env.scene[asset_cfg.name].data
     ids = asset_cfg.joint_ids
@@ -108,7 +113,7 @@ def _when_commanded_to_move(
 
 
 def feet_air_time(
-    env,
+    env: ManagerBasedRlEnv,
     sensor_name: str,
     threshold: float,
     command_name: str | None = "twist",
@@ -122,7 +127,7 @@ def feet_air_time(
 
 
 def feet_air_time_biped(
-    env,
+    env: ManagerBasedRlEnv,
     sensor_name: str,
     threshold: float,
     command_name: str | None = "twist",
@@ -141,14 +146,16 @@ def feet_air_time_biped(
     return _when_commanded_to_move(env, reward, command_name, command_threshold)
 
 
-def undesired_contacts(env, sensor_name: str, threshold: float = 1.0) -> torch.Tensor:
+def undesired_contacts(
+    env: ManagerBasedRlEnv, sensor_name: str, threshold: float = 1.0
+) -> torch.Tensor:
     """Number of contact-sensor slots with net force above `threshold` N. Returns: (num_envs,)."""
     sensor = env.scene[sensor_name]
     return ((sensor.force.norm(dim=-1) > threshold) & sensor.found).float().sum(dim=1)
 
 
 def stand_still(
-    env,
+    env: ManagerBasedRlEnv,
     command_name: str = "twist",
     command_threshold: float = 0.1,
     asset_cfg: SceneEntityCfg = _ROBOT,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import mujoco
 import torch
 
 from mjlab.actuator import MotorActuatorCfg
 from mjlab.entity import EntityArticulationInfoCfg, EntityCfg, InitialStateCfg
-from mjlab.envs import ManagerBasedRlEnvCfg, mdp
+from mjlab.envs import ManagerBasedRlEnvCfg, ViewerCfg, mdp
 from mjlab.managers import (
     EventTermCfg,
     ObservationGroupCfg,
@@ -22,6 +23,9 @@ from mjlab.managers import (
 from mjlab.scene import SceneCfg
 from mjlab.sim import MujocoCfg, SimulationCfg
 
+if TYPE_CHECKING:
+    from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
+
 CARTPOLE_XML = Path(__file__).with_name("cartpole.xml")
 EFFORT_LIMIT = 20.0
 """Cart motor force limit, N."""
@@ -31,25 +35,29 @@ _CART = SceneEntityCfg("cartpole", joint_names=("slider",))
 _POLE = SceneEntityCfg("cartpole", joint_names=("hinge",))
 
 
-def pole_angle_sincos(env, asset_cfg: SceneEntityCfg = _POLE) -> torch.Tensor:
+def pole_angle_sincos(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _POLE) -> torch.Tensor:
     """(sin, cos) of the pole angle from upright; continuous over full turns. Returns: (num_envs, 2)."""
     q = env.scene[asset_cfg.name].data.joint_pos[:, asset_cfg.joint_ids]
     return torch.cat([torch.sin(q), torch.cos(q)], dim=-1)
 
 
-def pole_upright(env, asset_cfg: SceneEntityCfg = _POLE) -> torch.Tensor:
+def pole_upright(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _POLE) -> torch.Tensor:
     """(1 + cos(angle)) / 2: 1 upright, 0 hanging. Returns: (num_envs,)."""
     q = env.scene[asset_cfg.name].data.joint_pos[:, asset_cfg.joint_ids[0]]
     return (1.0 + torch.cos(q)) / 2.0
 
 
-def pole_angle_beyond(env, limit: float, asset_cfg: SceneEntityCfg = _POLE) -> torch.Tensor:
+def pole_angle_beyond(
+    env: ManagerBasedRlEnv, limit: float, asset_cfg: SceneEntityCfg = _POLE
+) -> torch.Tensor:
     """|pole angle| > limit rad. Returns: (num_envs,) bool."""
     q = env.scene[asset_cfg.name].data.joint_pos[:, asset_cfg.joint_ids[0]]
     return q.abs() > limit
 
 
-def cart_beyond(env, limit: float, asset_cfg: SceneEntityCfg = _CART) -> torch.Tensor:
+def cart_beyond(
+    env: ManagerBasedRlEnv, limit: float, asset_cfg: SceneEntityCfg = _CART
+) -> torch.Tensor:
     """|cart position| > limit m. Returns: (num_envs,) bool."""
     x = env.scene[asset_cfg.name].data.joint_pos[:, asset_cfg.joint_ids[0]]
     return x.abs() > limit
@@ -116,7 +124,7 @@ def cartpole_balance_env_cfg(num_envs: int = 64) -> ManagerBasedRlEnvCfg:
                 },
             ),
         },
-        viewer={"camera": "cartpole/side", "width": 320, "height": 240},
+        viewer=ViewerCfg(camera="cartpole/side", width=320, height=240),
     )
 
 

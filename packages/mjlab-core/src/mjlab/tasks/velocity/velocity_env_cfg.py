@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from mjlab.envs import ManagerBasedRlEnvCfg, mdp
+from mjlab.envs import ManagerBasedRlEnvCfg, ViewerCfg, mdp
 from mjlab.managers import (
     CurriculumTermCfg,
     EventTermCfg,
@@ -226,7 +226,7 @@ def velocity_env_cfg(
         curriculum={
             "terrain_levels": CurriculumTermCfg(func=mdp.terrain_levels) if rough else None,
         },
-        viewer={"distance": 2.0, "elevation": -15.0, "azimuth": 120.0, "width": 480, "height": 320},
+        viewer=ViewerCfg(distance=2.0, elevation=-15.0, azimuth=120.0, width=480, height=320),
     )
     return cfg
 
