@@ -11,7 +11,7 @@ import torch
 from mjlab.entity import TERRAIN, ContactPairCfg, EntityCfg, InitialStateCfg
 from mjlab.scene import Scene, SceneCfg
 from mjlab.sim import Simulation, SimulationCfg
-from mjlab.tasks.velocity.robots import g1
+from mjlab.tasks.robots.g1 import G1
 from mjlab.terrains import RandomRoughTerrainCfg, TerrainGeneratorCfg, TerrainImporterCfg
 
 # A box that collides only through pairs (contype/conaffinity 0), with its own floor and one
@@ -112,11 +112,11 @@ def test_the_box_rests_on_a_height_field_through_its_carried_pair():
 def test_g1_mjx_has_no_pairs_alone_and_menagerie_s_pairs_through_ground_geoms():
     # The fault the G1 had: Menagerie's g1_mjx collides only through pairs with its scene's
     # floor; composed onto our terrain without them, nothing touches the ground.
-    bare = g1.entity_cfg()
+    bare = G1.entity_cfg()
     bare.spec_fn = lambda: mujoco_menagerie.get("unitree_g1").spec("g1_mjx")
     bare.ground_geoms = ()
     assert _compile(bare, TerrainImporterCfg()).npair == 0
-    model = _compile(g1.entity_cfg(), TerrainImporterCfg())
+    model = _compile(G1.entity_cfg(), TerrainImporterCfg())
     pairs = _pairs(model)
     terrain = {k for k, v in pairs.items() if "terrain" in v}
     feet = {f"robot/{side}_foot{i}_floor" for side in ("left", "right") for i in (1, 2, 3)}

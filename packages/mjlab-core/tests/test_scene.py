@@ -12,7 +12,8 @@ from mjlab.entity import EntityArticulationInfoCfg, EntityCfg, InitialStateCfg
 from mjlab.scene import Scene, SceneCfg
 from mjlab.sensor import ContactMatch, ContactSensorCfg, HeightScanCfg
 from mjlab.sim import Simulation, SimulationCfg
-from mjlab.tasks.velocity.robots import g1, go1
+from mjlab.tasks.robots.g1 import G1
+from mjlab.tasks.robots.go1 import FOOT_GEOMS, GO1
 from mjlab.terrains import TerrainImporterCfg
 from mjlab.utils.math import quat_from_euler_xyz
 
@@ -35,12 +36,12 @@ def _scene(entities, sensors=(), num_envs=N, terrain=True):
     return scene, sim
 
 
-@pytest.mark.parametrize("robot", [go1, g1], ids=["go1", "g1"])
+@pytest.mark.parametrize("robot", [GO1, G1], ids=["go1", "g1"])
 def test_robot_views_have_documented_shapes_and_match_single_world_mjdata(robot):
     scene, sim = _scene({"robot": robot.entity_cfg()})
     ent = scene["robot"]
     nj = len(ent.joint_names)
-    assert nj == (12 if robot is go1 else 29)
+    assert nj == (12 if robot is GO1 else 29)
     gen = torch.Generator().manual_seed(0)
     # A random moving state per env: tilted base, random joints and velocities.
     rpy = (torch.rand(N, 3, generator=gen) - 0.5) * 0.6
@@ -132,7 +133,7 @@ def test_gains_follow_joint_order_not_actuator_declaration_order():
 
 
 def test_actuator_cfg_replaces_mjcf_actuators_with_per_joint_gains():
-    cfg = go1.entity_cfg()
+    cfg = GO1.entity_cfg()
     cfg.articulation = EntityArticulationInfoCfg(
         actuators=(
             PositionActuatorCfg(
@@ -152,7 +153,7 @@ def test_actuator_cfg_replaces_mjcf_actuators_with_per_joint_gains():
 
 
 def test_regex_with_no_match_names_the_entity_and_lists_joints():
-    scene, _ = _scene({"robot": go1.entity_cfg()}, num_envs=1)
+    scene, _ = _scene({"robot": GO1.entity_cfg()}, num_envs=1)
     with pytest.raises(
         ValueError, match=r"No joint of entity 'robot' matches '.*_knee'.*FR_hip_joint"
     ):
@@ -162,10 +163,8 @@ def test_regex_with_no_match_names_the_entity_and_lists_joints():
 
 
 def test_contact_sensor_feet_on_ground_and_air_time_grows_while_lifted():
-    sensor = ContactSensorCfg(
-        name="feet", primary=ContactMatch(mode="geom", patterns=go1.FOOT_GEOMS)
-    )
-    scene, sim = _scene({"robot": go1.entity_cfg()}, sensors=[sensor], num_envs=2)
+    sensor = ContactSensorCfg(name="feet", primary=ContactMatch(mode="geom", patterns=FOOT_GEOMS))
+    scene, sim = _scene({"robot": GO1.entity_cfg()}, sensors=[sensor], num_envs=2)
     robot, feet = scene["robot"], scene["feet"]
     robot.set_joint_position_target(robot.data.default_joint_pos)
     dt = 0.02
@@ -200,10 +199,8 @@ def test_contact_sensor_feet_on_ground_and_air_time_grows_while_lifted():
 
 
 def test_air_time_has_no_float32_drift_over_long_episodes():
-    sensor = ContactSensorCfg(
-        name="feet", primary=ContactMatch(mode="geom", patterns=go1.FOOT_GEOMS)
-    )
-    scene, sim = _scene({"robot": go1.entity_cfg()}, sensors=[sensor], num_envs=1)
+    sensor = ContactSensorCfg(name="feet", primary=ContactMatch(mode="geom", patterns=FOOT_GEOMS))
+    scene, sim = _scene({"robot": GO1.entity_cfg()}, sensors=[sensor], num_envs=1)
     feet = scene["feet"]
     scene["robot"].set_joint_position_target(scene["robot"].data.default_joint_pos)
     sim.step(100)

@@ -20,13 +20,19 @@ register_mjlab_task(
     rl_cfg="mjlab.rl.task_cfgs:cartpole_ppo_cfg",
 )
 
-from mjlab.tasks.velocity import tasks as _velocity  # noqa: E402
+from mjlab.tasks.velocity.config import g1 as _g1  # noqa: E402
+from mjlab.tasks.velocity.config import go1 as _go1  # noqa: E402
 
-for _robot, _name in (("go1", "Unitree-Go1"), ("g1", "Unitree-G1")):
-    for _terrain in ("flat", "rough"):
-        register_mjlab_task(
-            f"Mjlab-Velocity-{_terrain.capitalize()}-{_name}",
-            env_cfg=getattr(_velocity, f"{_robot}_{_terrain}"),
-            play_env_cfg=getattr(_velocity, f"{_robot}_{_terrain}_play"),
-            rl_cfg=f"mjlab.rl.task_cfgs:velocity_{_robot}_ppo_cfg",
-        )
+_VELOCITY_TASKS = (
+    ("Mjlab-Velocity-Flat-Unitree-Go1", _go1.flat, _go1.flat_play, "velocity_go1_ppo_cfg"),
+    ("Mjlab-Velocity-Rough-Unitree-Go1", _go1.rough, _go1.rough_play, "velocity_go1_ppo_cfg"),
+    ("Mjlab-Velocity-Flat-Unitree-G1", _g1.flat, _g1.flat_play, "velocity_g1_ppo_cfg"),
+    ("Mjlab-Velocity-Rough-Unitree-G1", _g1.rough, _g1.rough_play, "velocity_g1_ppo_cfg"),
+)
+for _task_id, _env_cfg, _play_env_cfg, _ppo_cfg in _VELOCITY_TASKS:
+    register_mjlab_task(
+        _task_id,
+        env_cfg=_env_cfg,
+        play_env_cfg=_play_env_cfg,
+        rl_cfg=f"mjlab.rl.task_cfgs:{_ppo_cfg}",
+    )

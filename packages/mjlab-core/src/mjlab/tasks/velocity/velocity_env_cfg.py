@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from mjlab.envs import ManagerBasedRlEnvCfg, ViewerCfg, mdp
@@ -24,18 +23,18 @@ from mjlab.managers import (
 from mjlab.scene import SceneCfg
 from mjlab.sensor import ContactMatch, ContactSensorCfg, HeightScanCfg
 from mjlab.sim import MujocoCfg, SimulationCfg
+from mjlab.tasks.robots import RobotCfg
+from mjlab.tasks.velocity.terrains import rough_terrain_cfg
+from mjlab.terrains import TerrainImporterCfg
+from mjlab.terrains.terrain_importer import TERRAIN_NAME
 
 
 @dataclass(kw_only=True)
-class RobotTaskInfo:
-    """What the velocity task needs to know about a robot beyond its entity config."""
+class VelocityRobotCfg:
+    """A robot in the velocity task: its `RobotCfg` and what the task adds for it."""
 
-    module: ModuleType
-    """The robot constants module (entity_cfg(), ACTION_SCALE, MENAGERIE_*)."""
-    base_body: str
-    """Root body name."""
-    feet: ContactMatch
-    """Foot contact slots."""
+    robot: RobotCfg
+    """The robot (model, actuators, base and foot names)."""
     illegal: ContactMatch
     """Bodies whose contact with the ground ends the episode (trunk / pelvis)."""
     undesired: ContactMatch | None
@@ -46,6 +45,13 @@ class RobotTaskInfo:
     """Feet air time reward threshold, s."""
     reward_overrides: dict[str, RewardTermCfg | None] = field(default_factory=dict)
     """Reward terms replaced, added or (None) removed for this robot, by name."""
+
+    @property
+    def feet(self) -> ContactMatch:
+        """Foot contact slots: the foot geoms, or the subtrees of the foot bodies."""
+        if self.robot.foot_geoms:
+            return ContactMatch(mode="geom", patterns=self.robot.foot_geoms)
+        return ContactMatch(mode="subtree", patterns=self.robot.foot_bodies)
 
 
 def _obs(noise: bool, height_scan: bool, privileged: bool) -> ObservationGroupCfg:
@@ -77,37 +83,27 @@ def _obs(noise: bool, height_scan: bool, privileged: bool) -> ObservationGroupCf
     return ObservationGroupCfg(terms=terms, enable_corruption=noise)
 
 
-def velocity_env_cfg(
-    robot: RobotTaskInfo, rough: bool, num_envs: int = 1024
-) -> ManagerBasedRlEnvCfg:
-    """The training config of a velocity task."""
-    from mjlab.terrains import TerrainImporterCfg
-    from mjlab.terrains.terrain_importer import TERRAIN_NAME
-
+def _sensors(task: VelocityRobotCfg, rough: bool) -> tuple:
     # Feet and the base count contacts with the ground only: a robot with self-collision pairs
     # (the G1's arms against its torso) must not end an episode by touching itself.
     ground = ContactMatch(mode="geom", patterns=(TERRAIN_NAME,), entity=None)
     sensors: list = [
-        ContactSensorCfg(name="feet_contact", primary=robot.feet, secondary=ground),
+        ContactSensorCfg(name="feet_contact", primary=task.feet, secondary=ground),
         ContactSensorCfg(
-            name="illegal_contact", primary=robot.illegal, secondary=ground, track_air_time=False
+            name="illegal_contact", primary=task.illegal, secondary=ground, track_air_time=False
         ),
     ]
-    if robot.undesired is not None:
+    if task.undesired is not None:
         sensors.append(
-            ContactSensorCfg(
-                name="undesired_contact", primary=robot.undesired, track_air_time=False
-            )
+            ContactSensorCfg(name="undesired_contact", primary=task.undesired, track_air_time=False)
         )
     if rough:
-        sensors.append(HeightScanCfg(name="height_scan", body_name=robot.base_body))
-        from mjlab.tasks.velocity.terrains import rough_terrain_cfg
+        sensors.append(HeightScanCfg(name="height_scan", body_name=task.robot.base_body))
+    return tuple(sensors)
 
-        terrain = rough_terrain_cfg()
-    else:
-        terrain = TerrainImporterCfg(terrain_type="plane")
 
-    rewards = {
+def _rewards(task: VelocityRobotCfg, rough: bool) -> dict[str, RewardTermCfg | None]:
+    rewards: dict[str, RewardTermCfg | None] = {
         "track_lin_vel_xy_exp": RewardTermCfg(
             func=mdp.track_lin_vel_xy_exp, weight=1.0, params={"std": 0.5}
         ),
@@ -126,25 +122,104 @@ def velocity_env_cfg(
         "feet_air_time": RewardTermCfg(
             func=mdp.feet_air_time,
             weight=0.25,
-            params={"sensor_name": "feet_contact", "threshold": robot.air_time_threshold},
+            params={"sensor_name": "feet_contact", "threshold": task.air_time_threshold},
         ),
         "undesired_contacts": None
-        if robot.undesired is None
+        if task.undesired is None
         else RewardTermCfg(
             func=mdp.undesired_contacts, weight=-1.0, params={"sensor_name": "undesired_contact"}
         ),
     }
-    # Copies: every config built from this RobotTaskInfo gets terms of its own.
-    rewards.update(copy.deepcopy(robot.reward_overrides))
-    cfg = ManagerBasedRlEnvCfg(
+    # Copies: every config built from this VelocityRobotCfg gets terms of its own.
+    rewards.update(copy.deepcopy(task.reward_overrides))
+    return rewards
+
+
+def _terminations(task: VelocityRobotCfg) -> dict[str, TerminationTermCfg | None]:
+    return {
+        "time_out": TerminationTermCfg(func=mdp.time_out, time_out=True),
+        "illegal_contact": TerminationTermCfg(
+            func=mdp.illegal_contact, params={"sensor_name": "illegal_contact"}
+        ),
+        "bad_orientation": TerminationTermCfg(
+            func=mdp.bad_orientation, params={"limit_angle": math.radians(70)}
+        ),
+        "base_too_low": TerminationTermCfg(
+            func=mdp.root_height_below_minimum, params={"minimum_height": task.min_base_height}
+        ),
+    }
+
+
+def _events(task: VelocityRobotCfg) -> dict[str, EventTermCfg | None]:
+    return {
+        "foot_friction": EventTermCfg(
+            func=mdp.randomize_geom_friction,
+            mode="startup",
+            params={
+                "friction_range": (0.4, 1.2),
+                "asset_cfg": SceneEntityCfg("robot", geom_names=(".*",)),
+            },
+        ),
+        "base_mass": EventTermCfg(
+            func=mdp.randomize_body_mass,
+            mode="startup",
+            params={
+                "mass_range": (0.9, 1.1),
+                "operation": "scale",
+                "asset_cfg": SceneEntityCfg("robot", body_names=(task.robot.base_body,)),
+            },
+        ),
+        "reset_base": EventTermCfg(
+            func=mdp.reset_root_state_uniform,
+            mode="reset",
+            params={
+                "pose_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5), "yaw": (-math.pi, math.pi)},
+                "velocity_range": {},
+            },
+        ),
+        "reset_joints": EventTermCfg(
+            func=mdp.reset_joints_by_scale,
+            mode="reset",
+            params={"position_range": (0.8, 1.2), "velocity_range": (0.0, 0.0)},
+        ),
+        "push": EventTermCfg(
+            func=mdp.push_by_setting_velocity,
+            mode="interval",
+            interval_range_s=(10.0, 15.0),
+            params={"velocity_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}},
+        ),
+    }
+
+
+def _twist_command() -> mdp.UniformVelocityCommandCfg:
+    return mdp.UniformVelocityCommandCfg(
+        resampling_time_range=(10.0, 10.0),
+        rel_standing_envs=0.1,
+        rel_heading_envs=1.0,
+        heading_command=True,
+        ranges=mdp.VelocityRanges(
+            lin_vel_x=(-1.0, 1.0),
+            lin_vel_y=(-0.5, 0.5),
+            ang_vel_z=(-1.0, 1.0),
+            heading=(-math.pi, math.pi),
+        ),
+    )
+
+
+def velocity_env_cfg(
+    task: VelocityRobotCfg, rough: bool, num_envs: int = 1024
+) -> ManagerBasedRlEnvCfg:
+    """The training config of a velocity task for one robot, on flat or rough terrain."""
+    terrain = rough_terrain_cfg() if rough else TerrainImporterCfg(terrain_type="plane")
+    return ManagerBasedRlEnvCfg(
         decimation=4,
         episode_length_s=20.0,
         scene=SceneCfg(
             num_envs=num_envs,
             env_spacing=2.5,
             terrain=terrain,
-            entities={"robot": robot.module.entity_cfg()},
-            sensors=tuple(sensors),
+            entities={"robot": task.robot.entity_cfg()},
+            sensors=_sensors(task, rough),
         ),
         sim=SimulationCfg(
             mujoco=MujocoCfg(timestep=0.005, iterations=10, ls_iterations=20), nconmax=64, njmax=256
@@ -155,88 +230,26 @@ def velocity_env_cfg(
         },
         actions={
             "joint_pos": mdp.JointPositionActionCfg(
-                scale=dict(robot.module.ACTION_SCALE), use_default_offset=True
+                scale=task.robot.action_scale, use_default_offset=True
             )
         },
-        commands={
-            "twist": mdp.UniformVelocityCommandCfg(
-                resampling_time_range=(10.0, 10.0),
-                rel_standing_envs=0.1,
-                rel_heading_envs=1.0,
-                heading_command=True,
-                ranges=mdp.VelocityRanges(
-                    lin_vel_x=(-1.0, 1.0),
-                    lin_vel_y=(-0.5, 0.5),
-                    ang_vel_z=(-1.0, 1.0),
-                    heading=(-math.pi, math.pi),
-                ),
-            )
-        },
-        rewards=rewards,
-        terminations={
-            "time_out": TerminationTermCfg(func=mdp.time_out, time_out=True),
-            "illegal_contact": TerminationTermCfg(
-                func=mdp.illegal_contact, params={"sensor_name": "illegal_contact"}
-            ),
-            "bad_orientation": TerminationTermCfg(
-                func=mdp.bad_orientation, params={"limit_angle": math.radians(70)}
-            ),
-            "base_too_low": TerminationTermCfg(
-                func=mdp.root_height_below_minimum, params={"minimum_height": robot.min_base_height}
-            ),
-        },
-        events={
-            "foot_friction": EventTermCfg(
-                func=mdp.randomize_geom_friction,
-                mode="startup",
-                params={
-                    "friction_range": (0.4, 1.2),
-                    "asset_cfg": SceneEntityCfg("robot", geom_names=(".*",)),
-                },
-            ),
-            "base_mass": EventTermCfg(
-                func=mdp.randomize_body_mass,
-                mode="startup",
-                params={
-                    "mass_range": (0.9, 1.1),
-                    "operation": "scale",
-                    "asset_cfg": SceneEntityCfg("robot", body_names=(robot.base_body,)),
-                },
-            ),
-            "reset_base": EventTermCfg(
-                func=mdp.reset_root_state_uniform,
-                mode="reset",
-                params={
-                    "pose_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5), "yaw": (-math.pi, math.pi)},
-                    "velocity_range": {},
-                },
-            ),
-            "reset_joints": EventTermCfg(
-                func=mdp.reset_joints_by_scale,
-                mode="reset",
-                params={"position_range": (0.8, 1.2), "velocity_range": (0.0, 0.0)},
-            ),
-            "push": EventTermCfg(
-                func=mdp.push_by_setting_velocity,
-                mode="interval",
-                interval_range_s=(10.0, 15.0),
-                params={"velocity_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5)}},
-            ),
-        },
+        commands={"twist": _twist_command()},
+        rewards=_rewards(task, rough),
+        terminations=_terminations(task),
+        events=_events(task),
         curriculum={
             "terrain_levels": CurriculumTermCfg(func=mdp.terrain_levels) if rough else None,
         },
         viewer=ViewerCfg(distance=2.0, elevation=-15.0, azimuth=120.0, width=480, height=320),
     )
-    return cfg
 
 
 def velocity_play_env_cfg(
-    robot: RobotTaskInfo, rough: bool, fixed_command: tuple[float, float, float] | None = None
+    task: VelocityRobotCfg, rough: bool, fixed_command: tuple[float, float, float] | None = None
 ) -> ManagerBasedRlEnvCfg:
     """Play variant: no randomization or pushes, 60 s episodes, optionally a fixed command
     (vx m/s, vy m/s, wz rad/s) without heading control."""
-    cfg = velocity_env_cfg(robot, rough, num_envs=8)
+    cfg = velocity_env_cfg(task, rough, num_envs=8)
     cfg.episode_length_s = 60.0
     for name in ("foot_friction", "base_mass", "push"):
         cfg.events[name] = None

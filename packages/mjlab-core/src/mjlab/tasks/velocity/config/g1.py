@@ -1,30 +1,19 @@
-"""The Go1 and G1 velocity tasks' robot descriptions and config functions."""
+"""G1 velocity tracking (`Mjlab-Velocity-{Flat,Rough}-Unitree-G1`)."""
 
 from __future__ import annotations
 
-from mjlab.envs import mdp
+from mjlab.envs import ManagerBasedRlEnvCfg, mdp
 from mjlab.managers import RewardTermCfg, SceneEntityCfg
 from mjlab.sensor import ContactMatch
-from mjlab.tasks.velocity.robots import g1, go1
+from mjlab.tasks.robots.g1 import G1
 from mjlab.tasks.velocity.velocity_env_cfg import (
-    RobotTaskInfo,
+    VelocityRobotCfg,
     velocity_env_cfg,
     velocity_play_env_cfg,
 )
 
-GO1 = RobotTaskInfo(
-    module=go1,
-    base_body="trunk",
-    feet=ContactMatch(mode="geom", patterns=go1.FOOT_GEOMS),
-    illegal=ContactMatch(mode="body", patterns=("trunk",)),
-    undesired=ContactMatch(mode="body", patterns=(".*_thigh",)),
-    min_base_height=0.15,
-    air_time_threshold=0.25,
-)
-G1 = RobotTaskInfo(
-    module=g1,
-    base_body="pelvis",
-    feet=ContactMatch(mode="subtree", patterns=g1.FOOT_BODIES),
+G1_VELOCITY = VelocityRobotCfg(
+    robot=G1,
     illegal=ContactMatch(mode="body", patterns=("pelvis", "torso_link")),
     undesired=None,
     min_base_height=0.4,
@@ -64,33 +53,17 @@ G1 = RobotTaskInfo(
 )
 
 
-def go1_flat() -> object:
-    return velocity_env_cfg(GO1, rough=False)
+def flat() -> ManagerBasedRlEnvCfg:
+    return velocity_env_cfg(G1_VELOCITY, rough=False)
 
 
-def go1_flat_play() -> object:
-    return velocity_play_env_cfg(GO1, rough=False)
+def flat_play() -> ManagerBasedRlEnvCfg:
+    return velocity_play_env_cfg(G1_VELOCITY, rough=False)
 
 
-def go1_rough() -> object:
-    return velocity_env_cfg(GO1, rough=True)
+def rough() -> ManagerBasedRlEnvCfg:
+    return velocity_env_cfg(G1_VELOCITY, rough=True)
 
 
-def go1_rough_play() -> object:
-    return velocity_play_env_cfg(GO1, rough=True)
-
-
-def g1_flat() -> object:
-    return velocity_env_cfg(G1, rough=False)
-
-
-def g1_flat_play() -> object:
-    return velocity_play_env_cfg(G1, rough=False)
-
-
-def g1_rough() -> object:
-    return velocity_env_cfg(G1, rough=True)
-
-
-def g1_rough_play() -> object:
-    return velocity_play_env_cfg(G1, rough=True)
+def rough_play() -> ManagerBasedRlEnvCfg:
+    return velocity_play_env_cfg(G1_VELOCITY, rough=True)

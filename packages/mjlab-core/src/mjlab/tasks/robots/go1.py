@@ -1,15 +1,10 @@
-"""Unitree Go1 (mujoco-menagerie `unitree_go1`, entry `go1`): everything the task and the
-exporter need to know about the robot."""
+"""Unitree Go1 (mujoco-menagerie `unitree_go1`, entry `go1`): `GO1`, everything the tasks and
+the exporter need to know about the robot."""
 
 from __future__ import annotations
 
-import sys
-
-from mjlab.entity import CollisionCfg, EntityCfg
-from mjlab.tasks.velocity.robots import menagerie_pd_entity_cfg, pd_gains
-
-MENAGERIE_ROBOT = "unitree_go1"
-MENAGERIE_ENTRY = "go1"
+from mjlab.entity import CollisionCfg
+from mjlab.tasks.robots import RobotCfg
 
 JOINT_NAMES = tuple(
     f"{leg}_{part}_joint" for leg in ("FR", "FL", "RR", "RL") for part in ("hip", "thigh", "calf")
@@ -27,10 +22,6 @@ ARMATURE = {".*_hip_joint": 0.01, ".*_thigh_joint": 0.01, ".*_calf_joint": 0.01}
 # Torque limits of the Go1 motors: 23.7 N m (hip, thigh) and 35.55 N m (knee, 1.5x gearing),
 # as in Menagerie's forcerange.
 EFFORT_LIMIT = {".*_hip_joint": 23.7, ".*_thigh_joint": 23.7, ".*_calf_joint": 35.55}
-STIFFNESS = {k: pd_gains(v)[0] for k, v in ARMATURE.items()}
-DAMPING = {k: pd_gains(v)[1] for k, v in ARMATURE.items()}
-ACTION_SCALE = {k: 0.25 * EFFORT_LIMIT[k] / STIFFNESS[k] for k in ARMATURE}
-"""rad of target per unit action."""
 
 DEFAULT_JOINT_POS = {".*_hip_joint": 0.0, ".*_thigh_joint": 0.9, ".*_calf_joint": -1.8}
 """Standing pose, rad (Menagerie's `home` keyframe)."""
@@ -41,16 +32,19 @@ at 0.36 m every foot starts >= 1.7 cm above flat ground (at 0.30 m a reset put f
 into the ground)."""
 
 
-def entity_cfg() -> EntityCfg:
-    return menagerie_pd_entity_cfg(
-        sys.modules[__name__],
-        collisions=(
-            CollisionCfg(
-                geom_names_expr=FOOT_GEOMS,
-                condim=3,
-                friction=(0.8,),
-                priority=1,
-                solimp=FOOT_SOLIMP,
-            ),
+GO1 = RobotCfg(
+    menagerie_robot="unitree_go1",
+    menagerie_entry="go1",
+    base_body="trunk",
+    foot_geoms=FOOT_GEOMS,
+    armature=ARMATURE,
+    effort_limit=EFFORT_LIMIT,
+    default_joint_pos=DEFAULT_JOINT_POS,
+    init_pos=INIT_POS,
+    collisions=(
+        CollisionCfg(
+            geom_names_expr=FOOT_GEOMS, condim=3, friction=(0.8,), priority=1, solimp=FOOT_SOLIMP
         ),
-    )
+    ),
+)
+"""The Go1: feet stiffened and given friction 0.8 (see FOOT_SOLIMP), PD gains at 10 Hz."""

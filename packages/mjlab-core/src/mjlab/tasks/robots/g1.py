@@ -9,13 +9,8 @@ whatever terrain the task builds and the self-collision pairs stay as Menagerie 
 
 from __future__ import annotations
 
-import sys
+from mjlab.tasks.robots import RobotCfg
 
-from mjlab.entity import EntityCfg
-from mjlab.tasks.velocity.robots import menagerie_pd_entity_cfg, pd_gains
-
-MENAGERIE_ROBOT = "unitree_g1"
-MENAGERIE_ENTRY = "scene_mjx"
 GROUND_GEOMS = ("floor",)
 """The entry's own floor, replaced by the task's terrain."""
 
@@ -50,9 +45,6 @@ EFFORT_LIMIT = {
     ".*_wrist_roll_joint": 25.0,
     ".*_wrist_(pitch|yaw)_joint": 5.0,
 }
-STIFFNESS = {k: pd_gains(v)[0] for k, v in ARMATURE.items()}
-DAMPING = {k: pd_gains(v)[1] for k, v in ARMATURE.items()}
-ACTION_SCALE = {k: 0.25 * EFFORT_LIMIT[k] / STIFFNESS[k] for k in ARMATURE}
 
 DEFAULT_JOINT_POS = {
     ".*": 0.0,
@@ -69,5 +61,15 @@ INIT_POS = (0.0, 0.0, 0.8)
 """Spawn height of the pelvis, m."""
 
 
-def entity_cfg() -> EntityCfg:
-    return menagerie_pd_entity_cfg(sys.modules[__name__], ground_geoms=GROUND_GEOMS)
+G1 = RobotCfg(
+    menagerie_robot="unitree_g1",
+    menagerie_entry="scene_mjx",
+    base_body="pelvis",
+    foot_bodies=FOOT_BODIES,
+    armature=ARMATURE,
+    effort_limit=EFFORT_LIMIT,
+    default_joint_pos=DEFAULT_JOINT_POS,
+    init_pos=INIT_POS,
+    ground_geoms=GROUND_GEOMS,
+)
+"""The G1 29-DoF with Menagerie's MJX contact pairs moved onto the task's terrain."""
