@@ -6,12 +6,9 @@ come from the task's mjlab.rl config converted with `to_rsl_rl_train_cfg`.
 """
 
 import dataclasses
-import sys
 import time
 from pathlib import Path
 from typing import Any, Literal
-
-import tyro
 
 
 class TaskEnvFactory:
@@ -57,7 +54,7 @@ def _cfg_types():
 
 def run(task_id: str, cfg: Any) -> list:
     from mjlab.rl import to_rsl_rl_train_cfg
-    from mjlab.rl.scripts.common import choose_device, new_run_dir
+    from mjlab.rl.cli import choose_device, new_run_dir
     from rlightning.policy import TrainConfig
 
     device = choose_device(cfg.device)
@@ -112,20 +109,9 @@ def run(task_id: str, cfg: Any) -> list:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from mjlab.rl.scripts.common import task_from_argv
-    from mjlab.tasks import load_env_cfg, load_rl_cfg
+    from mjlab.rl.cli import parse_task_cli
 
-    task_id, rest = task_from_argv("train-rlightning", list(sys.argv[1:] if argv is None else argv))
-    cls = _cfg_types()
-    default = cls(env=load_env_cfg(task_id), agent=load_rl_cfg(task_id))
-    cfg = tyro.cli(
-        cls,
-        default=default,
-        args=rest,
-        prog=f"train-rlightning {task_id}",
-        config=(tyro.conf.AvoidSubcommands,),
-    )
-    run(task_id, cfg)
+    run(*parse_task_cli("train-rlightning", _cfg_types(), argv))
 
 
 if __name__ == "__main__":

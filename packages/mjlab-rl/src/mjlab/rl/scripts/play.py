@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Literal
 
 import torch
-import tyro
 
 from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
+from mjlab.rl.cli import choose_device, parse_task_cli
 from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
 from mjlab.rl.runner import MjlabOnPolicyRunner
-from mjlab.rl.scripts.common import choose_device, task_from_argv
 from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
 
 
@@ -113,24 +112,13 @@ def run(task_id: str, cfg: PlayCfg) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from mjlab.tasks import load_env_cfg, load_rl_cfg
-
     args = list(sys.argv[1:] if argv is None else argv)
     # `--agent zero|random` is accepted as an alias of --policy.
     if "--agent" in args:
         i = args.index("--agent")
         if i + 1 < len(args) and args[i + 1] in ("zero", "random"):
             args[i : i + 2] = ["--policy", args[i + 1]]
-    task_id, rest = task_from_argv("play", args)
-    default = PlayCfg(env=load_env_cfg(task_id, play=True), agent=load_rl_cfg(task_id))
-    cfg = tyro.cli(
-        PlayCfg,
-        default=default,
-        args=rest,
-        prog=f"play {task_id}",
-        config=(tyro.conf.AvoidSubcommands,),
-    )
-    run(task_id, cfg)
+    run(*parse_task_cli("play", PlayCfg, args, play=True))
 
 
 if __name__ == "__main__":

@@ -17,19 +17,17 @@ import time
 import traceback
 from pathlib import Path
 
-import tyro
-
 from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
-from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
-from mjlab.rl.runner import MjlabOnPolicyRunner
-from mjlab.rl.scripts.common import (
+from mjlab.rl.cli import (
     choose_device,
     configure_wandb,
     dump_params,
     find_checkpoint,
     new_run_dir,
-    task_from_argv,
+    parse_task_cli,
 )
+from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
+from mjlab.rl.runner import MjlabOnPolicyRunner
 from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
 
 
@@ -114,18 +112,7 @@ def run(task_id: str, cfg: TrainCfg) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from mjlab.tasks import load_env_cfg, load_rl_cfg
-
-    task_id, rest = task_from_argv("train", list(sys.argv[1:] if argv is None else argv))
-    default = TrainCfg(env=load_env_cfg(task_id), agent=load_rl_cfg(task_id))
-    cfg = tyro.cli(
-        TrainCfg,
-        default=default,
-        args=rest,
-        prog=f"train {task_id}",
-        config=(tyro.conf.AvoidSubcommands,),
-    )
-    run(task_id, cfg)
+    run(*parse_task_cli("train", TrainCfg, argv))
 
 
 if __name__ == "__main__":

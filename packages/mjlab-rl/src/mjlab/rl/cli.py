@@ -1,4 +1,6 @@
-"""Shared pieces of the commands: device choice, run folders, config dumps, CLI parsing."""
+"""The one path every command (`train`, `play`, `train-rlightning`, a downstream project's own)
+goes through: parse `PROG TASK [--env.* ...] [--agent.* ...]` into a config, choose the device,
+make the run folder, dump the configs, find checkpoints."""
 
 from __future__ import annotations
 
@@ -8,10 +10,13 @@ import re
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
+import tyro
 import yaml
+
+T = TypeVar("T")
 
 
 def choose_device(requested: str | None) -> str:
@@ -37,6 +42,39 @@ def task_from_argv(prog: str, argv: list[str]) -> tuple[str, list[str]]:
         print("tasks:\n  " + "\n  ".join(list_tasks()))
         raise SystemExit(0 if argv and argv[0] in ("-h", "--help") else 2)
     return argv[0], argv[1:]
+
+
+def parse_task_cli(
+    prog: str, cfg_cls: type[T], argv: list[str] | None = None, *, play: bool = False
+) -> tuple[str, T]:
+    """Parse `prog TASK [--env.<field> VALUE ...] [--agent.<field> VALUE ...] [--<option> ...]`.
+
+    Args:
+        prog: the command's name, for help and errors.
+        cfg_cls: a dataclass with `env` (the task's env config) and `agent` (its mjlab.rl runner
+            config) fields plus the command's own options.
+        argv: the arguments after `prog` (None: `sys.argv[1:]`).
+        play: start from the task's play env config instead of its training one.
+
+    Returns:
+        (task id, `cfg_cls` instance holding the task's defaults with the overrides applied).
+
+    Raises:
+        SystemExit: no task given (prints the usage and the registered tasks), or tyro's
+            message for an unknown option or a bad value.
+    """
+    from mjlab.tasks import load_env_cfg, load_rl_cfg
+
+    task_id, rest = task_from_argv(prog, list(sys.argv[1:] if argv is None else argv))
+    default = cfg_cls(env=load_env_cfg(task_id, play=play), agent=load_rl_cfg(task_id))  # type: ignore[call-arg]
+    cfg = tyro.cli(
+        cfg_cls,
+        default=default,
+        args=rest,
+        prog=f"{prog} {task_id}",
+        config=(tyro.conf.AvoidSubcommands,),
+    )
+    return task_id, cfg
 
 
 def to_plain(value: Any) -> Any:
