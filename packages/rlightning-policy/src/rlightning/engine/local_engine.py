@@ -9,14 +9,15 @@ from typing import Any
 import torch
 from rsl_rl.env import VecEnv
 
-from rlightning.engine.report import EpisodeTracker, IterationReport, log_and_save
+from rlightning.engine.loop import EngineLoop
+from rlightning.engine.report import IterationReport
 from rlightning.engine.rollout_worker import RolloutWorker
 from rlightning.policy.base_policy import PolicyRole
 from rlightning.policy.config import PolicyConfig, TrainConfig
 from rlightning.policy.rsl_rl_policy import RSLRLPolicy, env_meta_from_vec_env
 
 
-class LocalEngine:
+class LocalEngine(EngineLoop):
     """Train an :class:`RSLRLPolicy` in this process, with the actor/learner split kept.
 
     One EVAL policy collects ``num_steps_per_env`` steps from the env, the TRAIN policy runs one
@@ -63,9 +64,7 @@ class LocalEngine:
             env_id,
             check_for_nan=bool(train_cfg.get("check_for_nan", True)),
         )
-        self.tracker = EpisodeTracker(self.env.num_envs, "cpu")
-        self.iteration = 0
-        self.total_steps = 0
+        self._init_loop()
 
     def sync_weights(self) -> None:
         """Push the learner's weights to the actor and wait until they are loaded."""
@@ -80,46 +79,11 @@ class LocalEngine:
         losses = self.learner.train()
         self.sync_weights()
         learn_time = time.perf_counter() - start
-        self.tracker.add_finished(stats.episode_rewards, stats.episode_lengths)
-        self.total_steps += stats.num_steps
-        report = IterationReport(
-            iteration=self.iteration,
-            num_steps=stats.num_steps,
-            total_steps=self.total_steps,
-            steps_per_second=stats.num_steps / max(stats.collect_time + learn_time, 1e-9),
-            collect_time=stats.collect_time,
-            learn_time=learn_time,
-            mean_episode_reward=self.tracker.mean_reward,
-            mean_episode_length=self.tracker.mean_length,
-            losses=losses,
-            env_log=stats.env_log,
-        )
-        self.iteration += 1
-        return report
+        return self._report([stats], stats.collect_time, learn_time, losses, stats.env_log)
 
-    def run(
-        self,
-        num_iterations: int | None = None,
-        callback: Callable[[IterationReport], None] | None = None,
-    ) -> list[IterationReport]:
-        """Run iterations, printing and checkpointing as ``train_config`` says.
-
-        Args:
-            num_iterations: How many; ``None`` uses ``train_config.max_iterations``.
-            callback: Called with each report (e.g. to log to a tracker).
-
-        Returns:
-            The reports, in order.
-        """
-        count = self.train_config.max_iterations if num_iterations is None else num_iterations
-        reports = []
-        for i in range(count):
-            report = self.run_iteration()
-            reports.append(report)
-            log_and_save(self.train_config, report, self.learner.save_checkpoint, i == count - 1)
-            if callback is not None:
-                callback(report)
-        return reports
+    def save_checkpoint(self, path) -> None:
+        """Atomic checkpoint of the learner's modules."""
+        self.learner.save_checkpoint(path)
 
     def close(self) -> None:
         """Stop the actor's weight-update thread."""

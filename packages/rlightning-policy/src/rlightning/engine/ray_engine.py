@@ -17,7 +17,8 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
-from rlightning.engine.report import EpisodeTracker, IterationReport, log_and_save, mean_logs
+from rlightning.engine.loop import EngineLoop
+from rlightning.engine.report import IterationReport, mean_logs
 from rlightning.engine.rollout_worker import RolloutWorker
 from rlightning.policy.base_policy import PolicyRole
 from rlightning.policy.config import PolicyConfig, TrainConfig
@@ -150,7 +151,7 @@ def fingerprint_mismatches(
     )
 
 
-class RayEngine:
+class RayEngine(EngineLoop):
     """Train an :class:`RSLRLPolicy` with rollout actors and a learner actor on Ray.
 
     Each iteration: every rollout actor collects ``num_steps_per_env`` steps in parallel; the
@@ -248,9 +249,7 @@ class RayEngine:
         self.learner: Any = learner_cls.options(**learner_options).remote(
             train_cfg, self.train_config, learner_meta, device, torch_threads, seed
         )
-        self.tracker = EpisodeTracker(1, "cpu")
-        self.iteration = 0
-        self.total_steps = 0
+        self._init_loop()
         self.last_mismatches: dict[int, list[str]] = {}
         self.broadcast_weights()
 
@@ -291,48 +290,8 @@ class RayEngine:
         self.broadcast_weights()
         learn_time = time.perf_counter() - start
 
-        num_steps = sum(s.num_steps for s in all_stats)
-        for stats in all_stats:
-            self.tracker.add_finished(stats.episode_rewards, stats.episode_lengths)
-        self.total_steps += num_steps
-        report = IterationReport(
-            iteration=self.iteration,
-            num_steps=num_steps,
-            total_steps=self.total_steps,
-            steps_per_second=num_steps / max(collect_time + learn_time, 1e-9),
-            collect_time=collect_time,
-            learn_time=learn_time,
-            mean_episode_reward=self.tracker.mean_reward,
-            mean_episode_length=self.tracker.mean_length,
-            losses=losses,
-            env_log=mean_logs([s.env_log for s in all_stats]),
-        )
-        self.iteration += 1
-        return report
-
-    def run(
-        self,
-        num_iterations: int | None = None,
-        callback: Callable[[IterationReport], None] | None = None,
-    ) -> list[IterationReport]:
-        """Run iterations, printing and checkpointing as ``train_config`` says.
-
-        Args:
-            num_iterations: How many; ``None`` uses ``train_config.max_iterations``.
-            callback: Called with each report.
-
-        Returns:
-            The reports, in order.
-        """
-        count = self.train_config.max_iterations if num_iterations is None else num_iterations
-        reports = []
-        for i in range(count):
-            report = self.run_iteration()
-            reports.append(report)
-            log_and_save(self.train_config, report, self.save_checkpoint, i == count - 1)
-            if callback is not None:
-                callback(report)
-        return reports
+        env_log = mean_logs([s.env_log for s in all_stats])
+        return self._report(all_stats, collect_time, learn_time, losses, env_log)
 
     def save_checkpoint(self, path: str | Path) -> None:
         """Atomic checkpoint of the learner's modules, written by the learner actor."""
