@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from mjlab.managers.manager_term_config import CommandTermCfg
-from mjlab.utils.math import rand
+from mjlab.utils.math import sample_uniform
 
 
 class CommandTerm:
@@ -31,7 +31,7 @@ class CommandTerm:
 
     def _sample_time(self, n: int) -> torch.Tensor:
         lo, hi = self.cfg.resampling_time_range
-        return lo + (hi - lo) * rand(n, self.device, self.env.rng)
+        return sample_uniform(lo, hi, n, self.device, self.env.rng)
 
     def resample(self, env_ids: torch.Tensor) -> None:
         if len(env_ids) == 0:

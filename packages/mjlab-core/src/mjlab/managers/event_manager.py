@@ -6,7 +6,7 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import EventTermCfg
-from mjlab.utils.math import rand
+from mjlab.utils.math import sample_uniform
 
 
 class EventManager(ManagerBase):
@@ -36,8 +36,7 @@ class EventManager(ManagerBase):
 
     def _sample_interval(self, term: EventTermCfg, size: int) -> torch.Tensor:
         lo, hi = term.interval_range_s
-        u = rand(size, self.env.device, self.env.rng)
-        return lo + (hi - lo) * u
+        return sample_uniform(lo, hi, size, self.env.device, self.env.rng)
 
     def apply(
         self, mode: str, env_ids: torch.Tensor | None = None, dt: float | None = None

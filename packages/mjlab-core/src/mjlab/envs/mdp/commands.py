@@ -8,7 +8,7 @@ import torch
 
 from mjlab.managers.command_manager import CommandTerm
 from mjlab.managers.manager_term_config import CommandTermCfg
-from mjlab.utils.math import rand, wrap_to_pi
+from mjlab.utils.math import rand, sample_uniform, wrap_to_pi
 
 
 @dataclass(kw_only=True)
@@ -52,7 +52,7 @@ class UniformVelocityCommand(CommandTerm):
         return self.vel_command_b
 
     def _rand(self, n: int, rng: tuple[float, float]) -> torch.Tensor:
-        return rng[0] + (rng[1] - rng[0]) * rand(n, self.device, self.env.rng)
+        return sample_uniform(rng[0], rng[1], n, self.device, self.env.rng)
 
     def _resample(self, env_ids: torch.Tensor) -> None:
         r, n = self.cfg.ranges, len(env_ids)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
-from mjlab.utils.math import quat_from_euler_xyz, quat_mul, rand
+from mjlab.utils.math import quat_from_euler_xyz, quat_mul, sample_uniform
 
 if TYPE_CHECKING:
     from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
@@ -25,7 +25,7 @@ def _uniform(
         raise ValueError(f"Unknown range keys {sorted(unknown)}; valid keys: {list(keys)}.")
     lo = torch.tensor([ranges.get(k, (0.0, 0.0))[0] for k in keys], device=env.device)
     hi = torch.tensor([ranges.get(k, (0.0, 0.0))[1] for k in keys], device=env.device)
-    return lo + (hi - lo) * rand((n, len(keys)), env.device, env.rng)
+    return sample_uniform(lo, hi, (n, len(keys)), env.device, env.rng)
 
 
 def reset_root_state_uniform(
@@ -94,7 +94,7 @@ def _reset_joints(
 
 
 def _scale(env: ManagerBasedRlEnv, rng: tuple[float, float], shape) -> torch.Tensor:
-    return rng[0] + (rng[1] - rng[0]) * rand(shape, env.device, env.rng)
+    return sample_uniform(rng[0], rng[1], shape, env.device, env.rng)
 
 
 def push_by_setting_velocity(
