@@ -67,3 +67,35 @@ def test_a_group_history_setting_never_reaches_another_group():
     single = sum(d[0] for d in env.observation_manager.term_dims["critic"].values())
     assert dims["actor"] == (3 * single,)
     assert all(t.history_length == 0 for t in critic.terms.values() if t is not None)
+
+
+def test_loaded_configs_share_nothing_mutable():
+    from mjlab.tasks.robots.go1 import GO1
+
+    a, b = (load_env_cfg("Mjlab-Velocity-Flat-Unitree-Go1") for _ in range(2))
+    a.scene.entities["robot"].collisions[0].friction = (0.1,)
+    a.scene.sensors[0].primary.patterns = ("nothing",)
+    assert b.scene.entities["robot"].collisions[0].friction == (0.8,)
+    assert GO1.collisions[0].friction == (0.8,)
+    assert b.scene.sensors[0].primary.patterns != ("nothing",)
+
+
+def test_a_term_function_object_is_shared_not_copied():
+    """copy_config copies the config structure only: a callable term object stays the caller's."""
+    from mjlab.managers import RewardTermCfg
+
+    class Counting:
+        calls = 0
+
+        def __call__(self, env):
+            Counting.calls += 1
+            self.last_env = env
+            return torch.zeros(env.num_envs)
+
+    term = Counting()
+    cfg = _small_cfg()
+    cfg.rewards["counting"] = RewardTermCfg(func=term, weight=1.0)
+    env = ManagerBasedRlEnv(cfg)
+    env.reset(seed=0)
+    env.step(torch.zeros(env.action_space.shape))
+    assert term.last_env is env and Counting.calls >= 2

@@ -222,3 +222,12 @@ def test_sampling_is_reproducible_with_a_generator_and_respects_bounds():
     assert (counts - 0.25).abs().max() < 0.04
     with pytest.raises(ValueError, match="positive bounds"):
         m.sample_log_uniform(0.0, 1.0, (2,), "cpu")
+
+
+def test_sample_uniform_with_python_bounds_draws_what_the_plain_expression_draws():
+    import torch
+
+    lo, hi = 0.4, 1.2
+    a = m.sample_uniform(lo, hi, (1000,), "cpu", torch.Generator().manual_seed(3))
+    u = torch.rand((1000,), generator=torch.Generator().manual_seed(3))
+    assert torch.equal(a, lo + (hi - lo) * u)

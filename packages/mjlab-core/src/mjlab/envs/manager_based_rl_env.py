@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any, ClassVar
 
@@ -23,6 +22,7 @@ from mjlab.managers import (
 )
 from mjlab.scene import Scene
 from mjlab.sim import Simulation
+from mjlab.utils.config import copy_config
 
 VecEnvObs = dict[str, torch.Tensor | dict[str, torch.Tensor]]
 
@@ -36,8 +36,10 @@ class ManagerBasedRlEnv:
     events advance; observations are computed once (history advances once).
 
     Args:
-        cfg: the task config. The env works on its own deep copy (`self.cfg`): building and
-            running it never changes `cfg`, so one config can build several independent envs.
+        cfg: the task config. The env works on its own copy (`self.cfg`, made by
+            `mjlab.utils.config.copy_config`: the config structure is copied, term functions and
+            live objects in params are shared): building and running it never changes `cfg`,
+            so one config can build several independent envs.
         device: "cpu" or "cuda:N"; the simulation backend follows it (cfg.sim.backend="auto").
         render_mode: None or "rgb_array".
         rng_device: device of the env's random generator `rng` (None: `device`). "cpu" makes a
@@ -59,7 +61,7 @@ class ManagerBasedRlEnv:
         render_mode: str | None = None,
         rng_device: str | torch.device | None = None,
     ):
-        self.cfg = copy.deepcopy(cfg)
+        self.cfg = copy_config(cfg)
         cfg = self.cfg
         self.device = torch.device(device)
         self.render_mode = render_mode

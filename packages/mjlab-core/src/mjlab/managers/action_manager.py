@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from mjlab.managers.manager_term_config import ActionTermCfg
+from mjlab.utils.config import copy_config
 
 
 class ActionTerm:
@@ -44,7 +45,8 @@ class ActionManager:
             if term_cfg is None:
                 continue
             try:
-                self.terms[name] = term_cfg.class_type(term_cfg, env)
+                # Each term resolves and keeps its own copy of its config.
+                self.terms[name] = term_cfg.class_type(copy_config(term_cfg), env)
             except (KeyError, ValueError) as err:
                 raise ValueError(f"Action term '{name}': {err}") from err
         if not self.terms:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from mjlab.managers.manager_term_config import CommandTermCfg
+from mjlab.utils.config import copy_config
 from mjlab.utils.math import sample_uniform
 
 
@@ -75,7 +76,8 @@ class CommandManager:
             if term_cfg is None:
                 continue
             try:
-                self.terms[name] = term_cfg.class_type(term_cfg, env)
+                # Each term resolves and keeps its own copy of its config.
+                self.terms[name] = term_cfg.class_type(copy_config(term_cfg), env)
             except (KeyError, ValueError) as err:
                 raise ValueError(f"Command term '{name}': {err}") from err
 

@@ -9,13 +9,15 @@ from typing import Any
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
+from mjlab.utils.config import copy_config
 
 
 class ManagerBase:
     """Holds `env` and prepares terms: resolves `SceneEntityCfg` params and instantiates
     class-based terms as `cls(cfg, env)`.
 
-    Each manager works on its own copy of every entry of its config (a term, or an observation
+    Each manager works on its own copy (`copy_config`: the config structure, not the term
+    functions or live objects in params) of every entry of its config (a term, or an observation
     group), so resolving a term never changes the caller's config, and a term config shared by
     two entries (the same `ObservationTermCfg` in the actor and critic groups) is resolved
     separately for each.
@@ -25,7 +27,7 @@ class ManagerBase:
 
     def __init__(self, cfg: dict[str, Any] | None, env):
         self.env = env
-        self.cfg = {k: copy.deepcopy(v) for k, v in (cfg or {}).items() if v is not None}
+        self.cfg = {k: copy_config(v) for k, v in (cfg or {}).items() if v is not None}
 
     def prepare_term(self, name: str, term_cfg) -> None:
         # A function's SceneEntityCfg defaults need resolving too: copy them into params.

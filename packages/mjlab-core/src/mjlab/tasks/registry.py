@@ -10,12 +10,13 @@ module whose import registers its tasks.
 
 from __future__ import annotations
 
-import copy
 import difflib
 import importlib
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
+
+from mjlab.utils.config import copy_config
 
 _REGISTRY: dict[str, _TaskSpec] = {}
 _DISCOVERED = False
@@ -86,8 +87,10 @@ def _materialize(value: Any, what: str, task_id: str) -> Any:
                 f"({err}). Install mjlab-rl to train: pip install mjlab-rl."
             ) from err
     if callable(value) and not isinstance(value, type):
-        return value()
-    return copy.deepcopy(value)
+        value = value()
+    # Fresh all the way down: no object of one loaded config is shared with another (a robot's
+    # CollisionCfg, a module-level SceneEntityCfg), so editing one never changes the next.
+    return copy_config(value)
 
 
 def load_env_cfg(task_id: str, play: bool = False) -> Any:

@@ -537,6 +537,9 @@ def sample_uniform(
     """
     dtype = _bound_dtype(lower, upper)
     u = _rand(shape, device, generator, dtype)
+    if not isinstance(lower, torch.Tensor) and not isinstance(upper, torch.Tensor):
+        # Python bounds: their difference in float64, as `lo + (hi - lo) * torch.rand(...)`.
+        return lower + (upper - lower) * u
     lo = torch.as_tensor(lower, dtype=dtype, device=u.device)
     hi = torch.as_tensor(upper, dtype=dtype, device=u.device)
     return lo + (hi - lo) * u

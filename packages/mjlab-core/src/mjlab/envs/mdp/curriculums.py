@@ -15,7 +15,10 @@ _ROBOT = SceneEntityCfg("robot")
 
 
 def terrain_levels(
-    env, env_ids: torch.Tensor, command_name: str = "twist", asset_cfg: SceneEntityCfg = _ROBOT
+    env: ManagerBasedRlEnv,
+    env_ids: torch.Tensor,
+    command_name: str = "twist",
+    asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> torch.Tensor:
     """Move envs that walked far enough to harder terrain rows and those that walked less than
     half of what their command asked to easier rows (Isaac Lab's rule). Returns the mean level."""

@@ -129,7 +129,11 @@ def _nominal(env: ManagerBasedRlEnv, field: str) -> torch.Tensor:
 
 
 def _write_field(
-    env, field: str, env_ids: torch.Tensor, cols: torch.Tensor, value: torch.Tensor
+    env: ManagerBasedRlEnv,
+    field: str,
+    env_ids: torch.Tensor,
+    cols: torch.Tensor,
+    value: torch.Tensor,
 ) -> None:
     view = env.sim.expand_model_field(field)
     view[env_ids[:, None], cols] = value.to(view.dtype).to(view.device)

@@ -25,7 +25,10 @@ def is_terminated(env: ManagerBasedRlEnv) -> torch.Tensor:
 
 
 def track_lin_vel_xy_exp(
-    env, std: float, command_name: str = "twist", asset_cfg: SceneEntityCfg = _ROBOT
+    env: ManagerBasedRlEnv,
+    std: float,
+    command_name: str = "twist",
+    asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> torch.Tensor:
     """exp(-|v_cmd_xy - v_xy|^2 / std^2), base frame (legged_gym / Isaac Lab). Returns: (num_envs,) in [0, 1]."""
     vel = env.scene[asset_cfg.name].data.root_link_lin_vel_b[:, :2]
@@ -34,7 +37,10 @@ def track_lin_vel_xy_exp(
 
 
 def track_ang_vel_z_exp(
-    env, std: float, command_name: str = "twist", asset_cfg: SceneEntityCfg = _ROBOT
+    env: ManagerBasedRlEnv,
+    std: float,
+    command_name: str = "twist",
+    asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> torch.Tensor:
     """exp(-(wz_cmd - wz)^2 / std^2), base frame. Returns: (num_envs,) in [0, 1]."""
     wz = env.scene[asset_cfg.name].data.root_link_ang_vel_b[:, 2]
@@ -103,7 +109,7 @@ def joint_pos_limits(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT)
 
 
 def _when_commanded_to_move(
-    env, reward: torch.Tensor, command_name: str | None, command_threshold: float
+    env: ManagerBasedRlEnv, reward: torch.Tensor, command_name: str | None, command_threshold: float
 ) -> torch.Tensor:
     """`reward` where the commanded planar speed exceeds `command_threshold` m/s, else 0."""
     if command_name is None:

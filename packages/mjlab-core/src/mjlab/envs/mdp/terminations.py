@@ -31,7 +31,7 @@ def bad_orientation(
 
 
 def root_height_below_minimum(
-    env, minimum_height: float, asset_cfg: SceneEntityCfg = _ROBOT
+    env: ManagerBasedRlEnv, minimum_height: float, asset_cfg: SceneEntityCfg = _ROBOT
 ) -> torch.Tensor:
     """Root z below `minimum_height` m above the env origin. Returns: (num_envs,) bool."""
     z = env.scene[asset_cfg.name].data.root_link_pos_w[:, 2] - env.scene.env_origins[:, 2]

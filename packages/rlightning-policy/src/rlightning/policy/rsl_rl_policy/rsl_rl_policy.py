@@ -608,8 +608,9 @@ class RSLRLPolicy(BasePolicy):
             problems = []
             if wrong_shape:
                 problems.append(f"tensors of the wrong shape {wrong_shape} were not loaded")
-            if result.missing_keys:
-                problems.append(f"tensors {sorted(result.missing_keys)} are missing")
+            missing_keys = sorted(set(result.missing_keys) - set(wrong_shape))
+            if missing_keys:
+                problems.append(f"tensors {missing_keys} are missing")
             if result.unexpected_keys:
                 problems.append(f"unexpected tensors {sorted(result.unexpected_keys)} were ignored")
             if problems:
