@@ -87,7 +87,8 @@ def run(task_id: str, cfg: TrainCfg) -> Path:
     env = ManagerBasedRlEnv(cfg.env, device=device)
     wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)
     print(
-        f"[mjlab] env: {env.num_envs} envs, obs {dict(env.observation_manager.group_dims)}, "
+        f"[mjlab] env: {env.num_envs} envs, physics {env.sim.backend} on {env.device}, "
+        f"obs {dict(env.observation_manager.group_dims)}, "
         f"actions {env.action_manager.total_action_dim}, built in {time.time() - start:.1f} s"
     )
     train_cfg = to_rsl_rl_train_cfg(cfg.agent)
