@@ -124,6 +124,7 @@ class WarpBackend:
         self._per_world: list[str] = []
         """Model fields given per-world values (by `expand` or before `set_const`)."""
         self._reset_mask = torch.zeros(num_envs, dtype=torch.bool, device=device)
+        self._forward_mask = torch.zeros(num_envs, dtype=torch.bool, device=device)
         self._key = torch.full((num_envs,), -1, dtype=torch.int32, device=device)
         self._dt = float(model.opt.timestep)
         self._time = torch.zeros(num_envs, dtype=torch.float64, device=device)
@@ -241,8 +242,7 @@ class WarpBackend:
         # not asked for are put back, so they keep describing their last step.
         keep = None
         if env_ids is not None:
-            mask = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
-            mask[torch.as_tensor(env_ids, device=self.device, dtype=torch.long)] = True
+            mask = self._world_mask(env_ids, self._forward_mask)
             keep = [(self.field(n), self.field(n).clone()) for n in _FORWARD_KEEP]
         self._push_time()
         self._launch("forward", lambda: self.mjw.forward(self.m, self.d))
@@ -252,12 +252,7 @@ class WarpBackend:
                 view.copy_(torch.where(mask.view(shape), view, saved))
 
     def reset(self, env_ids, keyframe: int, forward: bool) -> None:
-        mask = self._reset_mask
-        mask.zero_()
-        if env_ids is None:
-            mask.fill_(True)
-        else:
-            mask[torch.as_tensor(env_ids, device=self.device, dtype=torch.long)] = True
+        mask = self._world_mask(env_ids, self._reset_mask)
         with wp.ScopedDevice(self.wp_device):
             self.mjw.reset_data(self.m, self.d, reset=wp.from_torch(mask))
             if keyframe >= 0:
@@ -269,6 +264,14 @@ class WarpBackend:
         self._time.masked_fill_(mask, start)
         if forward:
             self.forward(env_ids)
+
+    def _world_mask(self, env_ids, out: torch.Tensor) -> torch.Tensor:
+        """`out` (num_envs,) bool set to the worlds `env_ids` (None: all), without a host sync."""
+        if env_ids is None:
+            return out.fill_(True)
+        out.zero_()
+        out[torch.as_tensor(env_ids, device=self.device, dtype=torch.long)] = True
+        return out
 
     def newly_diverged(self) -> torch.Tensor:
         ok = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)

@@ -512,9 +512,6 @@ def randn(
     return _draw(torch.randn, shape, device, generator, dtype)
 
 
-_rand = rand
-
-
 def sample_uniform(
     lower: torch.Tensor | float,
     upper: torch.Tensor | float,
@@ -536,7 +533,7 @@ def sample_uniform(
         Tensor of ``shape`` (float32, or the dtype of a floating tensor bound) on ``device``.
     """
     dtype = _bound_dtype(lower, upper)
-    u = _rand(shape, device, generator, dtype)
+    u = rand(shape, device, generator, dtype)
     if not isinstance(lower, torch.Tensor) and not isinstance(upper, torch.Tensor):
         # Python bounds: their difference in float64, as `lo + (hi - lo) * torch.rand(...)`.
         return lower + (upper - lower) * u
