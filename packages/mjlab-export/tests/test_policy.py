@@ -154,7 +154,7 @@ def test_batched_history_keeps_one_window_per_row(tmp_path, make_policy, make_me
     np.testing.assert_array_equal(obs[1, 12:48], [10.0] * 24 + [20.0] * 12)
     assert policy(obs).shape == (2, 12)
     # Switching to a single observation mid-episode is a bug in the caller's loop.
-    with pytest.raises(ValueError, match=r"'joint_pos' changed shape from \(2, 12\) to \(12,\)"):
+    with pytest.raises(ValueError, match=r"'base_lin_vel' changed shape from \(2, 3\) to \(3,\)"):
         policy.build_observation(_terms(3.0))
     policy.reset()
     assert policy.build_observation(_terms(3.0)).shape == (72,)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from mjlab.managers.description import ActionTermDescription
 from mjlab.managers.manager_term_config import ActionTermCfg
 from mjlab.utils.config import copy_config
 
@@ -29,6 +30,18 @@ class ActionTerm:
 
     def reset(self, env_ids: torch.Tensor) -> None:
         pass
+
+    def describe(self) -> ActionTermDescription:
+        """Plain data a robot needs to turn this term's actions into commands. The base gives
+        the class, entity and dim with `action_type` None (a term the robot cannot reproduce);
+        joint terms add their joints, scale, offset, clip and gains."""
+        return ActionTermDescription(
+            type=type(self).__name__,
+            action_type=None,
+            entity=self.cfg.asset_name,
+            dim=int(self.action_dim),
+            clip=None if self.cfg.clip is None else [float(v) for v in self.cfg.clip],
+        )
 
 
 class ActionManager:
@@ -65,6 +78,11 @@ class ActionManager:
 
     def get_term(self, name: str) -> ActionTerm:
         return self.terms[name]
+
+    def describe(self) -> list[ActionTermDescription]:
+        """Every action term's description (`ActionTerm.describe`, plus its name), in the order
+        their slices appear in the policy action."""
+        return [ActionTermDescription(name=name, **t.describe()) for name, t in self.terms.items()]
 
     def process_action(self, action: torch.Tensor) -> None:
         """Validate and store the policy action, then let each term process its slice.

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import torch
 
+from mjlab.managers.description import (
+    ObservationGroupDescription,
+    ObservationTermDescription,
+    func_name,
+    plain_value,
+)
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import ObservationGroupCfg, ObservationTermCfg
 
@@ -100,6 +106,7 @@ class ObservationManager(ManagerBase):
             if group.concatenate_terms:
                 self.group_dims[group_name] = (sum(d[0] for d in dims), *dims[0][1:])
         self._last: dict[str, torch.Tensor | dict[str, torch.Tensor]] = {}
+        self._raw: dict[str, dict[str, torch.Tensor]] = {g: {} for g in self.group_terms}
         self.nonfinite = torch.zeros((), dtype=torch.long, device=env.device)
         """Non-finite values replaced by 0 since the last `compute` (a tensor: no host sync)."""
 
@@ -141,6 +148,7 @@ class ObservationManager(ManagerBase):
             bad = ~torch.isfinite(obs)
             self.nonfinite += bad.sum()
             obs = obs.masked_fill(bad, 0.0)
+            self._raw[group_name][name] = obs
             if term.noise is not None and group.enable_corruption:
                 obs = term.noise.apply(obs, gen)
             if term.clip is not None:
@@ -156,6 +164,64 @@ class ObservationManager(ManagerBase):
         if group.concatenate_terms:
             return torch.cat(list(values.values()), dim=-1)
         return values
+
+    def raw_terms(self, group_name: str) -> dict[str, torch.Tensor]:
+        """The raw value of every term of a group at the last `compute`, by term name.
+
+        Raw means the term function's output (non-finite values already replaced by 0), before
+        noise, clip, scale, delay and history: what a robot's state estimator hands to
+        `mjlab.deploy.OnnxPolicy.build_observation`. Each value is (num_envs, *shape); they are
+        references, valid until the next `compute`.
+
+        Raises:
+            KeyError: no such group (the message lists the groups).
+        """
+        if group_name not in self._raw:
+            raise KeyError(
+                f"No observation group '{group_name}'; groups: {list(self.group_terms)}."
+            )
+        if not self._raw[group_name]:
+            raise RuntimeError("No observations computed yet: call env.reset() first.")
+        return dict(self._raw[group_name])
+
+    def describe(self, group_name: str) -> ObservationGroupDescription:
+        """A plain-data description of a group, term by term, in order: what a robot needs to
+        compute the same observation vector from the raw term values (noise is training-only
+        and left out).
+
+        Raises:
+            KeyError: no such group (the message lists the groups).
+        """
+        if group_name not in self.group_terms:
+            raise KeyError(
+                f"No observation group '{group_name}'; groups: {list(self.group_terms)}."
+            )
+        terms: list[ObservationTermDescription] = []
+        for name, term in self.group_terms[group_name].items():
+            buf = self._buffers[group_name][name]
+            scale = term.scale
+            if scale is not None:
+                scale = (
+                    float(scale) if isinstance(scale, (int, float)) else [float(v) for v in scale]
+                )
+            terms.append(
+                ObservationTermDescription(
+                    name=name,
+                    func=func_name(term.func),
+                    shape=[int(d) for d in buf.buf.shape[2:]],
+                    clip=None if term.clip is None else [float(term.clip[0]), float(term.clip[1])],
+                    scale=scale,
+                    delay=int(term.delay),
+                    history_length=int(term.history_length),
+                    flatten_history_dim=bool(term.flatten_history_dim),
+                    params=plain_value(term.params, self.env.scene),
+                )
+            )
+        return ObservationGroupDescription(
+            group=group_name,
+            concatenate_terms=bool(self.cfg[group_name].concatenate_terms),
+            terms=terms,
+        )
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
         for group_name, terms in self.group_terms.items():

@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = 1
-"""Version of the JSON layout this module writes; it reads versions 1..SCHEMA_VERSION."""
+SCHEMA_VERSION = 2
+"""Version of the JSON layout this module writes; it reads versions 1..SCHEMA_VERSION.
+Version 2 added observation `delay`, `action_clip`, `joint_pos_limits` and `joint_vel_limit`
+(a version-1 file reads as delay 0, no clip and unlimited joints)."""
 METADATA_KEY = "mjlab.deployment"
 """ONNX `metadata_props` key of the JSON document."""
 FLAT_KEYS = (
@@ -91,8 +93,10 @@ class RobotModelSpec:
 class ObservationTermSpec:
     """One actor observation term, in the order the policy reads them.
 
-    Processing (as in Isaac Lab and mjlab): raw value -> clip -> scale -> history. A term with
-    `history_length` H > 0 contributes H * dim values, oldest first; with 0 it contributes dim.
+    Processing (as mjlab's ObservationManager, in float32): raw value -> clip -> scale -> a line
+    of `delay + max(H, 1)` values, filled with the first value of an episode. A term with
+    `history_length` H > 0 contributes the H values ending `delay` steps ago, oldest first
+    (H * dim values); with H = 0 it contributes the value from `delay` steps ago (dim values).
 
     Raises:
         ValueError: a malformed field (the message names the term and the field).
@@ -110,6 +114,8 @@ class ObservationTermSpec:
     """[min, max] applied before scaling, or None."""
     history_length: int = 0
     """Past steps kept (0: only the current value); flattened oldest first."""
+    delay: int = 0
+    """Steps of latency: the policy reads the value from `delay` control steps ago."""
     params: dict[str, Any] = field(default_factory=dict)
     """Extra parameters (e.g. the command name), JSON values only."""
 
@@ -123,10 +129,11 @@ class ObservationTermSpec:
             raise ValueError(f"{where}: func must be a non-empty string, e.g. 'joint_pos_rel'.")
         self.dim = _int(self.dim, f"{where}: dim")
         self.history_length = _int(self.history_length, f"{where}: history_length")
-        if self.dim < 1 or self.history_length < 0:
+        self.delay = _int(self.delay, f"{where}: delay")
+        if self.dim < 1 or self.history_length < 0 or self.delay < 0:
             raise ValueError(
-                f"{where}: dim must be >= 1 and history_length >= 0 (0: no history), "
-                f"got dim={self.dim}, history_length={self.history_length}."
+                f"{where}: dim must be >= 1, history_length >= 0 (0: no history) and delay >= 0, "
+                f"got dim={self.dim}, history_length={self.history_length}, delay={self.delay}."
             )
         if self.scale is not None:
             if np.ndim(self.scale) == 0:
@@ -227,6 +234,14 @@ class DeploymentMetadata:
     """rad of target per unit action."""
     action_offset: list[float] = field(default_factory=list)
     """Target at zero action, rad (includes the default pose when the task uses it)."""
+    action_clip: list[float] | None = None
+    """[min, max] applied to `action_offset + action_scale * action` (after scaling, as the
+    env's action term), or None."""
+    joint_pos_limits: list[list[float]] = field(default_factory=list)
+    """[lower, upper] range per joint, rad (+-inf: unlimited); empty: unknown (unlimited)."""
+    joint_vel_limit: list[float] = field(default_factory=list)
+    """Speed limit per joint, rad/s (inf: none); empty: unknown (none). MuJoCo models carry no
+    velocity limit, so files exported from an env have inf unless the task sets one."""
     action_type: str = "joint_position"
     """What the action drives: "joint_position" (PD targets), "joint_velocity" or "joint_effort"
     (then q_target is not meaningful and `action_offset + action_scale * action` is the
@@ -264,6 +279,14 @@ class DeploymentMetadata:
         ]
         for name in PER_JOINT_FIELDS:
             setattr(self, name, _floats(getattr(self, name), name, allow_inf=True))
+        if self.action_clip is not None:
+            self.action_clip = _floats(self.action_clip, "action_clip", length=2, allow_inf=True)
+        self.joint_pos_limits = [
+            _floats(lim, f"joint_pos_limits[{i}]", length=2, allow_inf=True)
+            for i, lim in enumerate(_sequence(self.joint_pos_limits, "joint_pos_limits"))
+        ]
+        vel = _sequence(self.joint_vel_limit, "joint_vel_limit")
+        self.joint_vel_limit = _floats(vel, "joint_vel_limit", allow_inf=True) if vel else []
         for name in ("step_dt", "physics_dt"):
             (value,) = _floats([getattr(self, name)], name)
             setattr(self, name, value)
@@ -295,10 +318,13 @@ class DeploymentMetadata:
         Raises:
             ValueError: naming the field that is wrong and how to fix it.
         """
-        if self.schema_version != SCHEMA_VERSION:
+        if (
+            not isinstance(self.schema_version, int)
+            or not 1 <= self.schema_version <= SCHEMA_VERSION
+        ):
             raise ValueError(
                 f"Deployment metadata schema_version {self.schema_version} is not supported "
-                f"(this mjlab-export reads {SCHEMA_VERSION}); upgrade mjlab-export or re-export the policy."
+                f"(this mjlab-export reads 1..{SCHEMA_VERSION}); upgrade mjlab-export or re-export the policy."
             )
         if not isinstance(self.task_id, str):
             raise ValueError(
@@ -351,6 +377,32 @@ class DeploymentMetadata:
             raise ValueError(
                 f"Deployment metadata field 'effort_limit' is <= 0 for joints {not_positive}; "
                 "give the torque limit in N m (inf: none)."
+            )
+        if self.joint_pos_limits and len(self.joint_pos_limits) != n:
+            raise ValueError(
+                f"Deployment metadata field 'joint_pos_limits' has {len(self.joint_pos_limits)} "
+                f"entries; expected {n} [lower, upper] pairs in 'joint_names' order (or none)."
+            )
+        bad = [self.joint_names[i] for i, (lo, hi) in enumerate(self.joint_pos_limits) if lo > hi]
+        if bad:
+            raise ValueError(
+                f"Deployment metadata field 'joint_pos_limits' has lower > upper for joints {bad}."
+            )
+        if self.joint_vel_limit and len(self.joint_vel_limit) != n:
+            raise ValueError(
+                f"Deployment metadata field 'joint_vel_limit' has {len(self.joint_vel_limit)} "
+                f"values; expected {n} in 'joint_names' order (or none)."
+            )
+        bad = [self.joint_names[i] for i, v in enumerate(self.joint_vel_limit) if v <= 0]
+        if bad:
+            raise ValueError(
+                f"Deployment metadata field 'joint_vel_limit' is <= 0 for joints {bad}; give "
+                "rad/s (inf: none)."
+            )
+        if self.action_clip is not None and not self.action_clip[0] < self.action_clip[1]:
+            raise ValueError(
+                f"Deployment metadata field 'action_clip' must be [min, max] with min < max, got "
+                f"{self.action_clip}."
             )
         if self.action_type not in ACTION_TYPES:
             raise ValueError(
@@ -447,14 +499,28 @@ class DeploymentMetadata:
                 f"Deployment metadata has no valid 'schema_version' (got {version!r}); it was not "
                 "written by mjlab-export."
             )
-        optional = ("package_versions", "mujoco_options", "action_type", "task_id")
+        optional = (
+            "package_versions",
+            "mujoco_options",
+            "action_type",
+            "task_id",
+            "action_clip",
+            "joint_pos_limits",
+            "joint_vel_limit",
+        )
         missing = [f.name for f in fields(cls) if f.name not in raw and f.name not in optional]
         if missing:
             raise ValueError(
                 f"Deployment metadata is missing fields {missing}; re-export the policy with mjlab-export."
             )
-        if isinstance(raw.get("effort_limit"), list):
-            raw["effort_limit"] = [_decode_inf(v) for v in raw["effort_limit"]]
+        for key in ("effort_limit", "joint_vel_limit", "action_clip"):
+            if isinstance(raw.get(key), list):
+                raw[key] = [_decode_inf(v) for v in raw[key]]
+        if isinstance(raw.get("joint_pos_limits"), list):
+            raw["joint_pos_limits"] = [
+                [_decode_inf(v) for v in lim] if isinstance(lim, list) else lim
+                for lim in raw["joint_pos_limits"]
+            ]
         for term in raw.get("observations") or []:
             if isinstance(term, dict) and isinstance(term.get("clip"), list):
                 term["clip"] = [_decode_inf(v) for v in term["clip"]]

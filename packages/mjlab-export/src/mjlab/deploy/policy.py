@@ -120,11 +120,13 @@ class OnnxPolicy:
         self.step_dt, self.physics_dt, self.decimation = m.step_dt, m.physics_dt, m.decimation
         self.observation_terms = list(m.observations)
         self.commands = list(m.commands)
+        self._scale32 = np.asarray(m.action_scale, dtype=np.float32)
+        self._offset32 = np.asarray(m.action_offset, dtype=np.float32)
 
     # -- observations ----------------------------------------------------------------------------
     def reset(self) -> None:
-        """Forget observation history (call at the start of every episode); the next
-        `build_observation` fills each history with its current value."""
+        """Forget observation history and delay (call at the start of every episode); the next
+        `build_observation` fills each term's line with its value, as the env does."""
         self._history.clear()
 
     def _require_metadata(self) -> DeploymentMetadata:
@@ -135,11 +137,14 @@ class OnnxPolicy:
         return self.metadata
 
     def build_observation(self, terms: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Assemble the observation vector in the file's term order.
+        """Assemble the observation vector in the file's term order, exactly as mjlab's
+        ObservationManager does in training.
 
-        Each term: raw value -> clip -> scale; a term with history_length H contributes its last
-        H processed values, oldest first (filled with the current value after `reset()`). Each
-        call advances every history exactly once.
+        Each term, in float32: raw value -> clip -> scale, pushed into a line of
+        `delay + max(history_length, 1)` values that the first call after `reset()` fills with
+        its value (an episode start). The term contributes the value from `delay` calls ago
+        (history_length 0), or the `history_length` values ending there, oldest first. Each
+        call advances every line exactly once. Training's observation noise is not applied.
 
         Args:
             terms: {term name: (dim,) or (batch, dim) array}, all batched or all not; the raw
@@ -164,7 +169,7 @@ class OnnxPolicy:
         values = {}
         batch_shape = None
         for spec in meta.observations:
-            value = np.asarray(terms[spec.name], dtype=np.float64)
+            value = np.asarray(terms[spec.name])
             if value.ndim not in (1, 2) or value.shape[-1] != spec.dim:
                 raise ValueError(
                     f"Observation term '{spec.name}' has shape {value.shape}; expected "
@@ -179,30 +184,35 @@ class OnnxPolicy:
                 )
             if not np.isfinite(value).all():
                 raise ValueError(f"Observation term '{spec.name}' contains NaN or Inf: {value}.")
-            if spec.history_length > 0:
-                hist = self._history.get(spec.name)
-                if hist is not None and hist.shape[1:] != value.shape:
-                    raise ValueError(
-                        f"Observation term '{spec.name}' changed shape from {hist.shape[1:]} to "
-                        f"{value.shape} since the last call; call reset() when the batch changes."
-                    )
-            values[spec.name] = value
+            line = self._history.get(spec.name)
+            if line is not None and line.shape[1:] != value.shape:
+                raise ValueError(
+                    f"Observation term '{spec.name}' changed shape from {line.shape[1:]} to "
+                    f"{value.shape} since the last call; call reset() when the batch changes."
+                )
+            # The env casts every term to float32 first and processes in float32.
+            values[spec.name] = value.astype(np.float32)
         parts = []
         for spec in meta.observations:
             value = values[spec.name]
             if spec.clip is not None:
-                value = np.clip(value, spec.clip[0], spec.clip[1])
+                value = np.clip(value, np.float32(spec.clip[0]), np.float32(spec.clip[1]))
             if spec.scale is not None:
-                value = value * np.asarray(spec.scale)
-            if spec.history_length > 0:
-                hist = self._history.get(spec.name)
-                if hist is None:
-                    hist = np.repeat(value[None], spec.history_length, axis=0)
-                else:
-                    hist = np.concatenate([hist[1:], value[None]], axis=0)
-                self._history[spec.name] = hist
+                value = value * np.asarray(spec.scale, dtype=np.float32)
+            slots = spec.delay + max(spec.history_length, 1)
+            line = self._history.get(spec.name)
+            if line is None:
+                line = np.repeat(value[None], slots, axis=0)
+            else:
+                line = np.concatenate([line[1:], value[None]], axis=0)
+            self._history[spec.name] = line
+            end = slots - spec.delay
+            if spec.history_length == 0:
+                value = line[end - 1]
+            else:
                 # (H, ..., dim) -> (..., H * dim), oldest first.
-                value = np.moveaxis(hist, 0, -2).reshape(*value.shape[:-1], -1)
+                window = line[end - spec.history_length : end]
+                value = np.moveaxis(window, 0, -2).reshape(*value.shape[:-1], -1)
             parts.append(value)
         return np.concatenate(parts, axis=-1).astype(np.float32)
 
@@ -249,8 +259,40 @@ class OnnxPolicy:
         }
         return f" (terms {sorted(names)})"
 
+    def process_actions(self, actions: np.ndarray) -> np.ndarray:
+        """What the env's action term makes of `actions`: action_offset + action_scale * a,
+        clipped to `action_clip`, computed in float32 as in training.
+
+        Args:
+            actions: (num_joints,) or (batch, num_joints) raw policy actions.
+
+        Returns:
+            float64 array shaped like `actions`, in joint order (`joint_names`): rad for joint
+            position targets, rad/s for velocity, N m for effort (`metadata.action_type`).
+
+        Raises:
+            ValueError: no metadata, a wrong size, or NaN/Inf in the actions.
+        """
+        meta = self._require_metadata()
+        actions = np.asarray(actions)
+        if actions.ndim not in (1, 2) or actions.shape[-1] != meta.num_joints:
+            raise ValueError(
+                f"Actions have shape {actions.shape}; the policy drives {meta.num_joints} joints: "
+                f"expected ({meta.num_joints},) or (batch, {meta.num_joints})."
+            )
+        if not np.isfinite(actions).all():
+            raise ValueError(
+                f"Actions contain NaN or Inf ({actions}); refusing to turn them into joint "
+                "commands."
+            )
+        processed = actions.astype(np.float32) * self._scale32 + self._offset32
+        if meta.action_clip is not None:
+            lo, hi = meta.action_clip
+            processed = np.clip(processed, np.float32(lo), np.float32(hi))
+        return processed.astype(np.float64)
+
     def joint_targets(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """PD targets in joint order (`joint_names`): q_target = action_offset + action_scale * a.
+        """PD targets in joint order (`joint_names`): `process_actions(actions)`.
 
         Args:
             actions: (num_joints,) or (batch, num_joints) raw policy actions.
@@ -260,20 +302,17 @@ class OnnxPolicy:
             (num_joints,)), float64.
 
         Raises:
-            ValueError: no metadata, actions that are not joint position targets, or a wrong size.
+            ValueError: no metadata, actions that are not joint position targets, a wrong
+                size, or NaN/Inf in the actions.
         """
         meta = self._require_metadata()
         if meta.action_type != "joint_position":
             raise ValueError(
-                f"This policy's actions are '{meta.action_type}', not joint position targets."
-            )
-        actions = np.asarray(actions, dtype=np.float64)
-        if actions.shape[-1] != meta.num_joints:
-            raise ValueError(
-                f"Actions have {actions.shape[-1]} values; the policy drives {meta.num_joints} joints."
+                f"This policy's actions are '{meta.action_type}', not joint position targets; "
+                "use process_actions()."
             )
         return (
-            np.asarray(meta.action_offset) + np.asarray(meta.action_scale) * actions,
+            self.process_actions(actions),
             np.asarray(meta.stiffness, dtype=np.float64),
             np.asarray(meta.damping, dtype=np.float64),
         )

@@ -7,13 +7,14 @@ from mjlab.deploy.metadata import (
     RobotModelSpec,
 )
 from mjlab.export.exporter import PARITY_TOLERANCE, check_onnx_parity, export_policy
-from mjlab.export.from_env import metadata_from_env
+from mjlab.export.from_env import ExportError, metadata_from_env
 from mjlab.export.rsl_rl import actor_from_rsl_rl
 
 __all__ = [
     "PARITY_TOLERANCE",
     "CommandSpec",
     "DeploymentMetadata",
+    "ExportError",
     "ObservationTermSpec",
     "RobotModelSpec",
     "actor_from_rsl_rl",

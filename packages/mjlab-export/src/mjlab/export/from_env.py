@@ -13,11 +13,6 @@ from mjlab.deploy.metadata import (
     RobotModelSpec,
 )
 
-_ACTION_TYPES = {
-    "JointPositionAction": "joint_position",
-    "JointVelocityAction": "joint_velocity",
-    "JointEffortAction": "joint_effort",
-}
 _PACKAGES = ("mjlab-core", "mjlab-rl", "mjlab-export", "mujoco", "torch", "rsl-rl-lib", "onnx")
 
 
@@ -44,51 +39,106 @@ def _menagerie_oid(name: str) -> str | None:
         return None
 
 
-def metadata_from_env(
-    env: Any, task_id: str = "", actor_group: str = "actor"
-) -> DeploymentMetadata:
-    """Describe `env`'s first action term and its actor observation group.
+class ExportError(ValueError):
+    """The env computes something the robot-side runtime cannot reproduce exactly; the
+    message names the term and says what to change."""
 
-    Per-joint values follow the action term's joint order (the entity's joint order), read
-    from the compiled model's nominal gains, not from any per-env randomization.
 
-    Raises:
-        ValueError: the env has no joint action term or no `actor_group` observation group.
-    """
-    terms = getattr(env.action_manager, "terms", {})
-    if not terms:
-        raise ValueError("The env has no action terms to describe.")
-    term = next(iter(terms.values()))
-    entity = term.entity
-    ids = list(term.joint_ids)
-    data = entity.data
-    gains = data.nominal_gains
+def _observation_specs(env: Any, group: str) -> list[ObservationTermSpec]:
     om = env.observation_manager
-    if actor_group not in om.group_terms:
-        raise ValueError(f"No observation group '{actor_group}'; groups: {list(om.group_terms)}.")
-    observations = []
-    for name, cfg in om.group_terms[actor_group].items():
-        dim = int(om._buffers[actor_group][name].buf.shape[-1])
-        func = getattr(cfg.func, "__name__", type(cfg.func).__name__)
-        scale = (
-            cfg.scale
-            if cfg.scale is None or isinstance(cfg.scale, float | int)
-            else list(cfg.scale)
+    if not hasattr(om, "describe"):
+        raise ExportError(
+            "The env's observation manager has no describe(); export needs mjlab-core with "
+            "deployment descriptions (upgrade mjlab-core)."
         )
-        params = {k: _json_value(v) for k, v in cfg.params.items() if k != "asset_cfg"}
-        observations.append(
+    try:
+        description = om.describe(group)
+    except KeyError as err:
+        raise ExportError(str(err.args[0]) if err.args else str(err)) from err
+    if not description["concatenate_terms"]:
+        raise ExportError(
+            f"Observation group '{group}' has concatenate_terms=False: the policy file takes one "
+            "observation vector. Set concatenate_terms=True for the exported group."
+        )
+    specs = []
+    for term in description["terms"]:
+        where = f"Observation term '{group}/{term['name']}'"
+        shape = term["shape"]
+        if len(shape) != 1:
+            raise ExportError(
+                f"{where} has per-step shape {tuple(shape)}; the policy file reads flat terms "
+                "(one axis). Flatten the term in its function, or leave it out of the group."
+            )
+        if term["history_length"] > 0 and not term["flatten_history_dim"]:
+            raise ExportError(
+                f"{where} has flatten_history_dim=False: its value is (history, dim), which a "
+                "flat observation vector cannot hold. Set flatten_history_dim=True (on the term "
+                "or the group) to export it."
+            )
+        # An entity selection that selects nothing in particular says nothing to the robot.
+        params = {
+            k: v
+            for k, v in term["params"].items()
+            if not (isinstance(v, dict) and set(v) == {"entity"})
+        }
+        specs.append(
             ObservationTermSpec(
-                name=name,
-                func=func,
-                dim=dim,
-                scale=None
-                if scale is None
-                else (float(scale) if not isinstance(scale, list) else scale),
-                clip=None if cfg.clip is None else [float(cfg.clip[0]), float(cfg.clip[1])],
-                history_length=int(cfg.history_length),
+                name=term["name"],
+                func=term["func"],
+                dim=int(shape[0]),
+                scale=term["scale"],
+                clip=term["clip"],
+                history_length=term["history_length"],
+                delay=term["delay"],
                 params=params,
             )
         )
+    return specs
+
+
+def _action_term(env: Any) -> dict:
+    am = env.action_manager
+    if not hasattr(am, "describe"):
+        raise ExportError(
+            "The env's action manager has no describe(); export needs mjlab-core with "
+            "deployment descriptions (upgrade mjlab-core)."
+        )
+    terms = am.describe()
+    if not terms:
+        raise ExportError("The env has no action terms to describe.")
+    if len(terms) > 1:
+        raise ExportError(
+            f"The env has {len(terms)} action terms {[t['name'] for t in terms]}; a policy file "
+            "drives one joint action term. Merge them into one term (one regex list of joints)."
+        )
+    (term,) = terms
+    if term.get("action_type") not in ("joint_position", "joint_velocity", "joint_effort"):
+        raise ExportError(
+            f"Action term '{term['name']}' ({term['type']}) does not command joints; the robot "
+            "runtime reproduces joint position, velocity and effort terms only."
+        )
+    return term
+
+
+def metadata_from_env(
+    env: Any, task_id: str = "", actor_group: str = "actor"
+) -> DeploymentMetadata:
+    """Describe `env`'s action term and its `actor_group` observation group for a robot.
+
+    Built from `ObservationManager.describe(actor_group)` and `ActionManager.describe()`
+    (mjlab-core's plain-data descriptions): per-joint values follow the action term's joint
+    order and the compiled model's nominal gains, not any per-env randomization; observation
+    noise is training-only and left out.
+
+    Raises:
+        ExportError (a ValueError): something the runtime cannot reproduce exactly: several
+            action terms or one that does not command joints, no `actor_group` group, a group
+            that is not concatenated, a term that is not flat or keeps an unflattened history.
+            The message names the term and the fix.
+    """
+    observations = _observation_specs(env, actor_group)
+    term = _action_term(env)
+    entity = env.scene[term["entity"]]
     commands = []
     for name, cmd in env.command_manager.terms.items():
         ranges = getattr(cmd.cfg, "ranges", None)
@@ -131,17 +181,17 @@ def metadata_from_env(
             init_rot=[float(v) for v in init.rot],
             geom_params=geom_params,
         ),
-        joint_names=[entity.joint_names[j] for j in ids],
-        stiffness=[float(gains["stiffness"][j]) for j in ids],
-        damping=[float(gains["damping"][j]) for j in ids],
-        effort_limit=[float(gains["effort_limit"][j]) for j in ids],
-        armature=[
-            float(model.dof_armature[model.jnt_dofadr[entity.joint_ids_global[j]]]) for j in ids
-        ],
-        default_joint_pos=[float(v) for v in data.default_joint_pos[0, ids].tolist()],
-        action_scale=[float(v) for v in term.scale.tolist()],
-        action_offset=[float(v) for v in term.offset[0].tolist()],
-        action_type=_ACTION_TYPES.get(type(term).__name__, type(term).__name__),
+        joint_names=list(term["joint_names"]),
+        stiffness=term["stiffness"],
+        damping=term["damping"],
+        effort_limit=term["effort_limit"],
+        armature=term["armature"],
+        default_joint_pos=term["default_joint_pos"],
+        action_scale=term["scale"],
+        action_offset=term["offset"],
+        action_clip=term["clip"],
+        joint_pos_limits=term["joint_pos_limits"],
+        action_type=term["action_type"],
         observations=observations,
         commands=commands,
         step_dt=float(env.step_dt),

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import torch
 
 from mjlab.managers.action_manager import ActionTerm
+from mjlab.managers.description import ActionTermDescription
 from mjlab.managers.manager_term_config import ActionTermCfg
 from mjlab.utils.string import resolve_matching_values
 
@@ -17,6 +18,8 @@ class JointAction(ActionTerm):
     order."""
 
     cfg: JointActionCfg
+    action_type: str | None = None
+    """What the processed action is: "joint_position", "joint_velocity" or "joint_effort"."""
 
     def __init__(self, cfg: JointActionCfg, env):
         super().__init__(cfg, env)
@@ -57,22 +60,53 @@ class JointAction(ActionTerm):
     def reset(self, env_ids: torch.Tensor) -> None:
         self.raw_actions[env_ids] = 0.0
 
+    def describe(self) -> ActionTermDescription:
+        """Joints in action order with their scale, offset (first env), clip, the compiled
+        model's nominal gains (before randomization), default pose and joint range."""
+        e, ids = self.entity, self._joint_ids
+        data = e.data
+        gains = data.nominal_gains
+        model = self.env.sim.mj_model
+        dofs = [int(model.jnt_dofadr[e.joint_ids_global[j]]) for j in ids]
+        description = super().describe()
+        description.update(
+            action_type=self.action_type,
+            joint_names=list(self.joint_names),
+            scale=[float(v) for v in self.scale.tolist()],
+            offset=[float(v) for v in self.offset[0].tolist()],
+            stiffness=[float(gains["stiffness"][j]) for j in ids],
+            damping=[float(gains["damping"][j]) for j in ids],
+            effort_limit=[float(gains["effort_limit"][j]) for j in ids],
+            armature=[float(model.dof_armature[d]) for d in dofs],
+            default_joint_pos=[float(v) for v in data.default_joint_pos[0, ids].tolist()],
+            joint_pos_limits=[
+                [float(v) for v in lim] for lim in data.joint_pos_limits[0, ids].tolist()
+            ],
+        )
+        return description
+
 
 def _as_values(value: float | Mapping[str, float]) -> float | dict[str, float]:
     return dict(value) if isinstance(value, Mapping) else float(value)
 
 
 class JointPositionAction(JointAction):
+    action_type = "joint_position"
+
     def apply_actions(self) -> None:
         self.entity.set_joint_position_target(self.processed_actions, joint_ids=self._joint_ids)
 
 
 class JointVelocityAction(JointAction):
+    action_type = "joint_velocity"
+
     def apply_actions(self) -> None:
         self.entity.set_joint_velocity_target(self.processed_actions, joint_ids=self._joint_ids)
 
 
 class JointEffortAction(JointAction):
+    action_type = "joint_effort"
+
     def apply_actions(self) -> None:
         self.entity.set_joint_effort_target(self.processed_actions, joint_ids=self._joint_ids)
 
