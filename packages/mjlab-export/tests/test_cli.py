@@ -44,3 +44,24 @@ def test_sim2sim_command_reports_tracking_and_falls(policy_path, capsys):
     main(["sim2sim", str(policy_path), "--command", "-0.2,0,0.1", "--seconds", "0.5"])
     out = capsys.readouterr().out
     assert "command (-0.20, +0.00, +0.10)" in out and "falls 0" in out
+
+
+def test_run_drives_the_mujoco_robot_through_the_control_loop(policy_path, capsys):
+    pytest.importorskip("mujoco")
+    pytest.importorskip("mujoco_menagerie")
+    args = ["--seconds", "1", "--soft-start-s", "0.2", "--no-realtime", "--command", "0,0,0"]
+    main(["run", str(policy_path), "--robot", "mujoco", *args])
+    out = capsys.readouterr().out
+    assert "loop 50 cycles at 50 Hz (40 policy)" in out and "faults: none" in out
+    assert "ended in damping" in out and "FELL" not in out
+
+
+def test_run_exits_1_and_names_the_fault(tmp_path, go1_meta, make_policy, capsys):
+    pytest.importorskip("mujoco")
+    pytest.importorskip("mujoco_menagerie")
+    wild = make_policy(tmp_path / "wild.onnx", np.zeros((48, 12)), np.full(12, 1e3), go1_meta)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(wild), "--seconds", "0.5", "--soft-start-s", "0", "--no-realtime"])
+    assert exit_info.value.code == 1
+    out = capsys.readouterr().out
+    assert "fault at cycle 0 (action): |action| > 100.0" in out and "ended in damping" in out

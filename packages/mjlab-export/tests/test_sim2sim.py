@@ -155,7 +155,7 @@ def test_run_writes_a_video_of_the_robot(tmp_path, go1_meta, make_policy):
 def test_sim2sim_warns_when_the_robot_cannot_touch_the_floor(with_pair):
     from types import SimpleNamespace
 
-    from mjlab.deploy.sim2sim import _check_ground_contact
+    from mjlab.deploy.mujoco_robot import _check_ground_contact
 
     pair = '<contact><pair geom1="foot" geom2="floor"/></contact>' if with_pair else ""
     m = mujoco.MjModel.from_xml_string(

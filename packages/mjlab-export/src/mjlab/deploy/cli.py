@@ -1,7 +1,7 @@
-"""`deploy inspect|bench|sim2sim policy.onnx`: look at, time and try an exported policy.
+"""`deploy inspect|bench|sim2sim|run policy.onnx`: look at, time, try and run an exported policy.
 
-`inspect` and `bench` need only the robot-side install (onnxruntime + numpy); `sim2sim`
-needs mjlab-export[sim] (mujoco, mujoco-menagerie, imageio[ffmpeg]).
+`inspect` and `bench` need only the robot-side install (onnxruntime + numpy); `sim2sim` and
+`run --robot mujoco` need mjlab-export[sim] (mujoco, mujoco-menagerie, imageio[ffmpeg]).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import dataclasses
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import numpy as np
 import tyro
@@ -76,6 +76,52 @@ class Sim2sim:
     """Write an mp4 of the run (MuJoCo renderer; headless with MUJOCO_GL=egl)."""
 
 
+@dataclasses.dataclass
+class Run:
+    """Run the policy in the robot-side control loop (fixed rate, soft start, faults -> damping)
+    on a robot; `mujoco` is the policy's robot in plain MuJoCo (needs mjlab-export[sim])."""
+
+    policy: tyro.conf.Positional[Path]
+    """The .onnx file."""
+    robot: Literal["mujoco"] = "mujoco"
+    """The robot to drive."""
+    command: _CommandArg = (0.5, 0.0, 0.0)
+    """Command vector, comma-separated; for velocity tasks vx m/s, vy m/s, wz rad/s (base frame)."""
+    seconds: float = 10.0
+    """Run time including the soft start, s."""
+    soft_start_s: float = 2.0
+    """Time to move from the measured pose to the default pose before the policy acts, s."""
+    realtime: bool = True
+    """Keep the wall-clock control period (False: as fast as the simulation runs)."""
+
+
+def run(
+    policy_path: Path, robot: str, command, seconds: float, soft_start_s: float, realtime: bool
+):
+    """Drive `robot` with `policy_path` through a `ControlLoop`; returns (loop stats, robot).
+
+    Raises:
+        ValueError: an unknown robot, or see `MujocoRobot` and `ControlLoop`.
+    """
+    from mjlab.deploy.control import ControlLoop, SafetyCfg
+
+    if robot != "mujoco":
+        raise ValueError(f"Unknown robot {robot!r}; available: mujoco.")
+    from mjlab.deploy.mujoco_robot import MujocoRobot
+
+    policy = OnnxPolicy(policy_path)
+    sim = MujocoRobot(policy)
+    command = np.asarray(command, dtype=np.float64)
+    if command.shape[0] > sim.command.shape[0]:
+        raise ValueError(
+            f"--command has {command.shape[0]} values; the policy reads {sim.command.shape[0]}."
+        )
+    sim.command[: command.shape[0]] = command
+    loop = ControlLoop(policy, sim, SafetyCfg(soft_start_s=soft_start_s), realtime=realtime)
+    stats = loop.run(seconds=seconds, on_cycle=lambda _: sim.fallen())
+    return stats, sim, loop
+
+
 def inspect(policy_path: Path) -> str:
     """The metadata of `policy_path` as text tables.
 
@@ -93,23 +139,29 @@ def inspect(policy_path: Path) -> str:
         f"robot         {robot.menagerie_name}/{robot.entry} (oid {robot.oid})",
         f"spawn         pos {robot.init_pos} m, rot (wxyz) {robot.init_rot}",
         f"control       step_dt {m.step_dt} s = {m.decimation} x physics_dt {m.physics_dt} s; "
-        f"action {m.action_type}",
+        f"action {m.action_type}"
+        + ("" if m.action_clip is None else f" clipped to {m.action_clip}"),
         f"observation   {policy.obs_dim} values; actions {policy.action_dim}",
         "",
-        f"{'joint':<28}{'kp':>9}{'kd':>8}{'effort':>9}{'armature':>10}{'default':>9}{'scale':>8}{'offset':>9}",
+        f"{'joint':<28}{'kp':>9}{'kd':>8}{'effort':>9}{'armature':>10}{'default':>9}{'scale':>8}"
+        f"{'offset':>9}  range",
     ]
     for i, name in enumerate(m.joint_names):
+        limits = m.joint_pos_limits[i] if m.joint_pos_limits else None
+        span = "-" if limits is None else f"[{limits[0]:.3f}, {limits[1]:.3f}]"
         lines.append(
             f"{name:<28}{m.stiffness[i]:>9.3f}{m.damping[i]:>8.3f}{m.effort_limit[i]:>9.2f}"
-            f"{m.armature[i]:>10.5f}{m.default_joint_pos[i]:>9.3f}{m.action_scale[i]:>8.3f}{m.action_offset[i]:>9.3f}"
+            f"{m.armature[i]:>10.5f}{m.default_joint_pos[i]:>9.3f}{m.action_scale[i]:>8.3f}"
+            f"{m.action_offset[i]:>9.3f}  {span}"
         )
     lines += [
         "",
-        f"{'observation term':<22}{'func':<22}{'dim':>5}{'history':>9}{'values':>8}  scale / clip",
+        f"{'observation term':<22}{'func':<22}{'dim':>5}{'history':>9}{'delay':>7}{'values':>8}"
+        "  scale / clip",
     ]
     for t in m.observations:
         lines.append(
-            f"{t.name:<22}{t.func:<22}{t.dim:>5}{t.history_length:>9}{t.total_dim:>8}  "
+            f"{t.name:<22}{t.func:<22}{t.dim:>5}{t.history_length:>9}{t.delay:>7}{t.total_dim:>8}  "
             f"{t.scale} / {t.clip}"
         )
     if m.commands:
@@ -164,11 +216,13 @@ def sim2sim(policy_path: Path, command, seconds: float, video: Path | None):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the `deploy` command; exits 1 when sim2sim saw a fall."""
+    """Entry point of the `deploy` command; exits 1 when sim2sim saw a fall, or `run` saw a fall
+    or a fault."""
     cmd = tyro.cli(
         Annotated[Inspect, tyro.conf.subcommand("inspect")]
         | Annotated[Bench, tyro.conf.subcommand("bench")]
-        | Annotated[Sim2sim, tyro.conf.subcommand("sim2sim")],
+        | Annotated[Sim2sim, tyro.conf.subcommand("sim2sim")]
+        | Annotated[Run, tyro.conf.subcommand("run")],
         args=sys.argv[1:] if argv is None else argv,
         prog="deploy",
     )
@@ -180,6 +234,20 @@ def main(argv: list[str] | None = None) -> None:
             f"latency over {cmd.iterations} calls, 1 thread: p50 {r['p50_us']:.1f} us, "
             f"p99 {r['p99_us']:.1f} us, mean {r['mean_us']:.1f} us"
         )
+    elif isinstance(cmd, Run):
+        stats, robot, loop = run(
+            cmd.policy, cmd.robot, cmd.command, cmd.seconds, cmd.soft_start_s, cmd.realtime
+        )
+        print(stats.summary())
+        fell = robot.fallen()
+        print(
+            f"robot {cmd.robot}: walked {robot.walked():.2f} m in {stats.cycles * loop.step_dt:.1f} s"
+            f"{', FELL' if fell else ''}; ended in {loop.mode}"
+        )
+        for fault in stats.faults[:5]:
+            print(f"fault at cycle {fault.cycle} ({fault.kind}): {fault.message}")
+        if fell or stats.faults:
+            sys.exit(1)
     else:
         report = sim2sim(cmd.policy, cmd.command, cmd.seconds, cmd.video)
         print(report.summary())

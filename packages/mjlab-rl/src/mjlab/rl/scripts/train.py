@@ -54,9 +54,15 @@ class _ExportingRunner(MjlabOnPolicyRunner):
 
     def save(self, path: str, infos: dict | None = None) -> None:
         super().save(path, infos)
-        if self.cfg.get("export_onnx", True):
+        if self.cfg.get("export_onnx", True) and not getattr(self, "_export_refused", False):
+            from mjlab.export import ExportError
+
             try:
                 self.export_policy_to_onnx(str(Path(path).parent))
+            except ExportError as err:
+                # The task computes something the robot runtime cannot reproduce: say it once.
+                self._export_refused = True
+                print(f"[mjlab] policy.onnx not written: {err}", file=sys.stderr)
             except Exception:
                 print(
                     f"[mjlab] ONNX export beside {path} FAILED:\n{traceback.format_exc()}",

@@ -1,0 +1,328 @@
+"""`MujocoRobot`: the robot of a policy file in plain MuJoCo, behind the `Robot` protocol of
+`mjlab.deploy.control` (numpy + mujoco; no torch, no mjlab-core; needs mjlab-export[sim]).
+
+The robot is loaded from mujoco-menagerie by (robot, entry); a ground plane and a light are added
+when the entry has none; the training physics options, joint armature, geom contact parameters
+and the PD gains of the file are applied. Observation terms are computed from `mujoco.MjData`
+exactly as a robot's state estimator would provide them. `send()` applies a `JointCommand` and
+advances the physics by one control period (`decimation` steps), so a `ControlLoop` over it is
+a lockstep simulation.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import mujoco
+import numpy as np
+
+from mjlab.deploy.control import LOOP_TERMS, JointCommand, RobotState
+from mjlab.deploy.gains import actuator_for_joint, find_joint
+from mjlab.deploy.metadata import DeploymentMetadata
+from mjlab.deploy.policy import OnnxPolicy
+
+_ENUM_OPTIONS = {
+    "integrator": (mujoco.mjtIntegrator, "mjINT_"),
+    "cone": (mujoco.mjtCone, "mjCONE_"),
+    "solver": (mujoco.mjtSolver, "mjSOL_"),
+}
+_SCALAR_OPTIONS = ("iterations", "ls_iterations", "impratio", "tolerance", "ls_tolerance")
+_GRAVITY_B = np.array([0.0, 0.0, -1.0])
+
+
+def _quat_rotate_inverse(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate v by the inverse of unit quaternion q (wxyz): R(q)^T v."""
+    w, u = q[0], -q[1:]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+class MujocoRobot:
+    """The robot of a policy file in plain MuJoCo (a `mjlab.deploy.control.Robot`).
+
+    Each joint's position actuator is found by its transmission, not by declaration order, and
+    set to the file's PD law: gainprm[0] = kp, biasprm[1] = -kp, biasprm[2] = -kd, forcerange =
+    +-effort_limit, no ctrl range. `send()` sets kp/kd/targets from the command (the damping mode
+    sends kp = 0) and steps `decimation` physics steps with the targets held.
+
+    Args:
+        policy: the policy file (an `OnnxPolicy`, a path) or its `DeploymentMetadata`.
+        model: a compiled model to use instead of the Menagerie one (it is modified).
+        fall_height: base height below which `fallen()` is true, m; None: half the spawn
+            height `robot.init_pos[2]`.
+
+    Raises:
+        ValueError: the metadata has no menagerie model, a joint is missing from the model or
+            has no single actuator, the actions are not joint positions, or an observation term
+            is not one this robot can compute (the supported ones are listed).
+    """
+
+    SUPPORTED_TERMS: ClassVar[dict[str, str]] = {
+        "base_lin_vel": "root linear velocity, base frame (R^T qvel[0:3])",
+        "base_ang_vel": "root angular velocity, base frame (MuJoCo's free-joint qvel[3:6])",
+        "projected_gravity": "gravity direction, base frame (R^T (0, 0, -1))",
+        "joint_pos_rel": "joint position minus default",
+        "joint_vel_rel": "joint velocity",
+        "last_action": "previous raw policy action (computed by the control loop)",
+        "generated_commands": "the command vector (`command`)",
+    }
+
+    def __init__(
+        self,
+        policy: OnnxPolicy | DeploymentMetadata | str | os.PathLike,
+        model: mujoco.MjModel | None = None,
+        fall_height: float | None = None,
+    ):
+        if isinstance(policy, DeploymentMetadata):
+            meta = policy
+        else:
+            if not isinstance(policy, OnnxPolicy):
+                policy = OnnxPolicy(policy)
+            meta = policy._require_metadata()
+        self.meta = meta
+        if meta.action_type != "joint_position":
+            raise ValueError(
+                f"MujocoRobot drives joint position targets; this policy's actions are "
+                f"'{meta.action_type}'."
+            )
+        for term in meta.observations:
+            if term.func not in self.SUPPORTED_TERMS:
+                raise ValueError(
+                    f"The MuJoCo robot cannot compute observation term '{term.name}' (func '{term.func}'); "
+                    f"supported: {sorted(self.SUPPORTED_TERMS)}."
+                )
+        self.model = model if model is not None else self._load_model(meta)
+        self.data = mujoco.MjData(self.model)
+        self._configure(meta)
+        self.fall_height = 0.5 * meta.robot.init_pos[2] if fall_height is None else fall_height
+        dims = [c.dim for c in meta.commands] + [
+            t.dim for t in meta.observations if t.func == "generated_commands"
+        ]
+        self.command = np.zeros(max(dims, default=0))
+        """The command vector the `generated_commands` terms read (e.g. vx, vy, wz)."""
+        self.reset()
+
+    @staticmethod
+    def load_spec(meta: DeploymentMetadata) -> mujoco.MjSpec:
+        """The Menagerie model of `meta.robot` with a ground plane and a light added when the
+        entry has none.
+
+        Raises:
+            ValueError: the metadata names no Menagerie model.
+        """
+        if not meta.robot.menagerie_name or not meta.robot.entry:
+            raise ValueError(
+                "The policy metadata names no mujoco-menagerie model (robot.menagerie_name/entry); "
+                "pass a compiled model to Sim2Sim(policy, model=...)."
+            )
+        import mujoco_menagerie
+
+        spec = mujoco_menagerie.get(meta.robot.menagerie_name).spec(meta.robot.entry)
+        if not any(g.type == mujoco.mjtGeom.mjGEOM_PLANE for g in spec.geoms):
+            floor = spec.worldbody.add_geom(
+                name="sim2sim_floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05]
+            )
+            floor.rgba = [0.3, 0.35, 0.4, 1.0]
+        if not spec.lights:
+            spec.worldbody.add_light(pos=[0, 0, 4], dir=[0, 0, -1], directional=True)
+        return spec
+
+    @classmethod
+    def _load_model(cls, meta: DeploymentMetadata) -> mujoco.MjModel:
+        return cls.load_spec(meta).compile()
+
+    def _configure(self, meta: DeploymentMetadata) -> None:
+        m = self.model
+        opts = meta.mujoco_options
+        m.opt.timestep = meta.physics_dt
+        for key, (enum, prefix) in _ENUM_OPTIONS.items():
+            if key in opts:
+                setattr(m.opt, key, getattr(enum, prefix + str(opts[key]).upper()))
+        for key in _SCALAR_OPTIONS:
+            if key in opts:
+                setattr(m.opt, key, opts[key])
+        if "gravity" in opts:
+            m.opt.gravity[:] = opts["gravity"]
+        for key, enum, prefix in (
+            ("disableflags", mujoco.mjtDisableBit, "mjDSBL_"),
+            ("enableflags", mujoco.mjtEnableBit, "mjENBL_"),
+        ):
+            for flag in opts.get(key) or ():
+                setattr(m.opt, key, getattr(m.opt, key) | getattr(enum, prefix + flag.upper()))
+        self.joint_ids, self.actuator_ids = [], []
+        for i, name in enumerate(meta.joint_names):
+            jid = find_joint(m, name)
+            a = actuator_for_joint(m, jid)
+            kp, kd, limit = meta.stiffness[i], meta.damping[i], meta.effort_limit[i]
+            m.actuator_gaintype[a] = mujoco.mjtGain.mjGAIN_FIXED
+            m.actuator_biastype[a] = mujoco.mjtBias.mjBIAS_AFFINE
+            m.actuator_gainprm[a, :] = 0.0
+            m.actuator_biasprm[a, :] = 0.0
+            m.actuator_gainprm[a, 0] = kp
+            m.actuator_biasprm[a, 1] = -kp
+            m.actuator_biasprm[a, 2] = -kd
+            m.actuator_gear[a, :] = [1.0, 0, 0, 0, 0, 0]
+            m.actuator_ctrllimited[a] = 0
+            m.actuator_forcelimited[a] = int(np.isfinite(limit))
+            if np.isfinite(limit):
+                m.actuator_forcerange[a] = [-limit, limit]
+            m.dof_armature[m.jnt_dofadr[jid]] = meta.armature[i]
+            self.joint_ids.append(jid)
+            self.actuator_ids.append(a)
+        geo = meta.robot.geom_params
+        robot_geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] != 0]
+        if geo and len(geo.get("condim", [])) == len(robot_geoms):
+            for key, field_name in (
+                ("condim", "geom_condim"),
+                ("friction", "geom_friction"),
+                ("priority", "geom_priority"),
+                ("solref", "geom_solref"),
+                ("solimp", "geom_solimp"),
+                ("margin", "geom_margin"),
+                ("gap", "geom_gap"),
+                ("contype", "geom_contype"),
+                ("conaffinity", "geom_conaffinity"),
+            ):
+                if key in geo:
+                    getattr(m, field_name)[robot_geoms] = np.asarray(geo[key])
+        _check_ground_contact(m, robot_geoms, meta)
+        # Armature changed: recompute the constant inertia-dependent quantities.
+        mujoco.mj_setConst(m, self.data)
+        self.qpos_adr = m.jnt_qposadr[self.joint_ids]
+        self.dof_adr = m.jnt_dofadr[self.joint_ids]
+        free = [j for j in range(m.njnt) if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
+        if not free:
+            raise ValueError("sim2sim drives floating-base robots; the model has no free joint.")
+        self.root_body = int(m.jnt_bodyid[free[0]])
+        self.root_q = int(m.jnt_qposadr[free[0]])
+        self.root_v = int(m.jnt_dofadr[free[0]])
+        self.default_joint_pos = np.asarray(self.meta.default_joint_pos)
+
+    # -- state -------------------------------------------------------------------------------------
+    def reset(self, qpos: np.ndarray | None = None, qvel: np.ndarray | None = None) -> None:
+        """Default pose at the metadata's spawn pose (or the given state, (nq,) and (nv,));
+        the file's gains, and targets at the current joint positions."""
+        d = self.data
+        mujoco.mj_resetData(self.model, d)
+        if qpos is None:
+            d.qpos[self.root_q : self.root_q + 3] = self.meta.robot.init_pos
+            rot = np.asarray(self.meta.robot.init_rot)
+            d.qpos[self.root_q + 3 : self.root_q + 7] = rot / np.linalg.norm(rot)
+            d.qpos[self.qpos_adr] = self.default_joint_pos
+        else:
+            d.qpos[:] = qpos
+        if qvel is not None:
+            d.qvel[:] = qvel
+        d.ctrl[self.actuator_ids] = d.qpos[self.qpos_adr]
+        m, a = self.model, self.actuator_ids
+        m.actuator_gainprm[a, 0] = self.meta.stiffness
+        m.actuator_biasprm[a, 1] = -np.asarray(self.meta.stiffness)
+        m.actuator_biasprm[a, 2] = -np.asarray(self.meta.damping)
+        mujoco.mj_forward(self.model, d)
+        self.start_xy = d.qpos[self.root_q : self.root_q + 2].copy()
+
+    def base_velocity(self) -> tuple[np.ndarray, np.ndarray]:
+        """(linear velocity (3,) m/s, angular velocity (3,) rad/s), both in the base frame."""
+        d = self.data
+        quat = d.qpos[self.root_q + 3 : self.root_q + 7]
+        # MuJoCo free joint: qvel[0:3] is the world-frame linear velocity, qvel[3:6] the
+        # angular velocity in the body frame (MuJoCo doc, "Floating objects").
+        lin = _quat_rotate_inverse(quat, d.qvel[self.root_v : self.root_v + 3])
+        return lin, d.qvel[self.root_v + 3 : self.root_v + 6].copy()
+
+    def projected_gravity(self) -> np.ndarray:
+        """(3,) unit gravity direction in the base frame; (0, 0, -1) when upright."""
+        quat = self.data.qpos[self.root_q + 3 : self.root_q + 7]
+        return _quat_rotate_inverse(quat, _GRAVITY_B)
+
+    # -- the Robot protocol ---------------------------------------------------------------------
+    def observe_terms(self) -> dict[str, np.ndarray]:
+        """Every observation term the robot provides (all but `LOOP_TERMS`), raw (before
+        clip/scale), by term name."""
+        d = self.data
+        lin, ang = self.base_velocity()
+        values: dict[str, Callable[[], np.ndarray]] = {
+            "base_lin_vel": lambda: lin,
+            "base_ang_vel": lambda: ang,
+            "projected_gravity": self.projected_gravity,
+            "joint_pos_rel": lambda: d.qpos[self.qpos_adr] - self.default_joint_pos,
+            "joint_vel_rel": lambda: d.qvel[self.dof_adr].copy(),
+            "generated_commands": lambda: self.command.copy(),
+        }
+        return {
+            t.name: values[t.func]() for t in self.meta.observations if t.func not in LOOP_TERMS
+        }
+
+    def read(self) -> RobotState:
+        """The current state; `stamp` is the simulation time."""
+        d = self.data
+        return RobotState(
+            joint_pos=d.qpos[self.qpos_adr].copy(),
+            joint_vel=d.qvel[self.dof_adr].copy(),
+            terms=self.observe_terms(),
+            stamp=float(d.time),
+        )
+
+    def send(self, command: JointCommand) -> None:
+        """Apply the PD command (gains and targets, joint order) and step one control period."""
+        m, a = self.model, self.actuator_ids
+        m.actuator_gainprm[a, 0] = command.kp
+        m.actuator_biasprm[a, 1] = -np.asarray(command.kp)
+        m.actuator_biasprm[a, 2] = -np.asarray(command.kd)
+        self.data.ctrl[a] = command.q_target
+        mujoco.mj_step(m, self.data, nstep=self.meta.decimation)
+
+    def fallen(self) -> bool:
+        """Whether the base is tilted more than 60 deg (projected gravity z > -0.5) or lower
+        than `fall_height`."""
+        height = self.data.qpos[self.root_q + 2]
+        return bool(self.projected_gravity()[2] > -0.5 or height < self.fall_height)
+
+    def make_renderer(
+        self, height: int = 360, width: int = 480
+    ) -> Callable[[mujoco.MjModel, mujoco.MjData], np.ndarray]:
+        """A render callback for `run` with a camera that follows the base (needs an OpenGL
+        context: set MUJOCO_GL=egl on a headless machine)."""
+        renderer = mujoco.Renderer(self.model, height=height, width=width)
+        camera = mujoco.MjvCamera()
+        camera.type = mujoco.mjtCamera.mjCAMERA_TRACKING
+        camera.trackbodyid = self.root_body
+        camera.distance, camera.elevation, camera.azimuth = 2.0, -15.0, 120.0
+
+        def render(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+            renderer.update_scene(data, camera=camera)
+            return renderer.render()
+
+        return render
+
+    def walked(self) -> float:
+        """Horizontal distance from the last reset to now, m."""
+        end = self.data.qpos[self.root_q : self.root_q + 2]
+        return float(np.linalg.norm(end - self.start_xy))
+
+
+def _check_ground_contact(m: mujoco.MjModel, robot_geoms: list[int], meta: Any) -> None:
+    """Warn when no robot geom can touch a world geom (through contype/conaffinity or an
+    explicit pair): the robot would fall through the floor, e.g. a G1 policy exported with the
+    Menagerie entry `g1_mjx`, whose contacts are pairs declared in `scene_mjx`."""
+    import warnings
+
+    world = np.nonzero(m.geom_bodyid == 0)[0]
+    robot = np.asarray(robot_geoms, dtype=np.int64)
+    if robot.size == 0 or world.size == 0:
+        return
+    bits = (m.geom_contype[robot][:, None] & m.geom_conaffinity[world][None, :]) | (
+        m.geom_conaffinity[robot][:, None] & m.geom_contype[world][None, :]
+    )
+    on_world = m.geom_bodyid[m.pair_geom1] == 0, m.geom_bodyid[m.pair_geom2] == 0
+    if bits.any() or bool(np.any(on_world[0] != on_world[1])):
+        return
+    warnings.warn(
+        f"sim2sim: no geom of the robot can touch the floor in Menagerie entry "
+        f"'{meta.robot.entry}' (all contype/conaffinity 0 and no contact pair with a world geom); "
+        "the robot will fall through it. Load an entry that declares its contacts (for the "
+        "Unitree G1: 'scene_mjx'), or pass Sim2Sim(policy, model=...).",
+        stacklevel=3,
+    )
