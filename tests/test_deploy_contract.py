@@ -74,8 +74,18 @@ def _check_contract(env: ManagerBasedRlEnv, tmp_path, task: str, write_policy) -
         episodes += done
         for i in np.nonzero(done)[0]:
             runtimes[i].reset()
-    assert worst_obs <= 1e-6, f"observation differs by {worst_obs}"
-    assert worst_act <= 1e-6, f"processed action differs by {worst_act}"
+    # Exactly: the runtime does the env's float32 arithmetic in the same order.
+    assert worst_obs == 0.0, f"observation differs by {worst_obs}"
+    assert worst_act == 0.0, f"processed action differs by {worst_act}"
+    # Joint order and gains: every per-joint value belongs to the joint it is listed with.
+    entity = term.entity
+    gains = entity.data.nominal_gains
+    for k, name in enumerate(meta.joint_names):
+        j = entity.joint_names.index(name)
+        assert meta.stiffness[k] == gains["stiffness"][j]
+        assert meta.damping[k] == gains["damping"][j]
+        assert meta.effort_limit[k] == gains["effort_limit"][j]
+        assert meta.default_joint_pos[k] == float(entity.data.default_joint_pos[0, j])
     assert (episodes >= 2).all(), f"every env must run through resets; episodes ended: {episodes}"
     return {"meta": meta, "worst_obs": worst_obs, "worst_act": worst_act}
 
@@ -139,3 +149,17 @@ def test_a_missing_group_is_refused_with_the_groups_listed():
     env = ManagerBasedRlEnv(_short_cfg("Mjlab-Cartpole-Balance"))
     with pytest.raises(ExportError, match=r"No observation group 'policy'.*actor"):
         metadata_from_env(env, actor_group="policy")
+
+
+def test_the_training_wrappers_action_clip_is_exported(tmp_path):
+    from mjlab.rl import MjlabOnPolicyRunner, RslRlVecEnvWrapper, to_rsl_rl_train_cfg
+    from mjlab.tasks import load_rl_cfg
+
+    task = "Mjlab-Cartpole-Balance"
+    env = RslRlVecEnvWrapper(ManagerBasedRlEnv(_short_cfg(task)), clip_actions=0.3)
+    runner = MjlabOnPolicyRunner(env, to_rsl_rl_train_cfg(load_rl_cfg(task)), None)
+    runner.cfg["upload_model"] = False
+    runner.export_policy_to_onnx(str(tmp_path))
+    policy = OnnxPolicy(tmp_path / "policy.onnx")
+    assert policy.metadata.clip_actions == 0.3
+    assert np.abs(policy(100.0 * np.ones(policy.obs_dim, np.float32))).max() <= 0.3

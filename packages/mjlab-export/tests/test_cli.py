@@ -52,7 +52,7 @@ def test_run_drives_the_mujoco_robot_through_the_control_loop(policy_path, capsy
     args = ["--seconds", "1", "--soft-start-s", "0.2", "--no-realtime", "--command", "0,0,0"]
     main(["run", str(policy_path), "--robot", "mujoco", *args])
     out = capsys.readouterr().out
-    assert "loop 50 cycles at 50 Hz (40 policy)" in out and "faults: none" in out
+    assert "loop 50 cycles at 50 Hz (40 policy, 0 clamped)" in out and "faults: none" in out
     assert "ended in damping" in out and "FELL" not in out
 
 

@@ -54,7 +54,8 @@ class Faulty:
     def read(self) -> RobotState:
         state = self.robot.read()
         if self.corrupt is not None:
-            state = self.corrupt(self.cycle, state) or state
+            changed = self.corrupt(self.cycle, state)  # edits `state` in place or returns one
+            state = changed if isinstance(changed, RobotState) else state
         self.cycle += 1
         return state
 
@@ -230,8 +231,10 @@ def test_an_out_of_range_action_never_reaches_the_robot(setup):
 
 
 def test_slow_inference_is_held_once_and_leads_to_damping_when_it_persists(setup):
+    # Deadlines exist in real time only (a lockstep simulation has none).
     SlowPolicy.slow_calls = {3}
     loop, _, _ = setup(policy_cls=SlowPolicy)
+    loop.realtime = True
     loop.start()
     sent = [loop.step() for _ in range(6)]
     (fault,) = loop.stats.faults
@@ -240,10 +243,17 @@ def test_slow_inference_is_held_once_and_leads_to_damping_when_it_persists(setup
 
     SlowPolicy.slow_calls = set(range(1, 100))
     loop, _, _ = setup(policy_cls=SlowPolicy)
+    loop.realtime = True
     loop.start()
     for _ in range(6):
         loop.step()
     assert loop.mode == "damping"
+
+    loop, _, _ = setup(policy_cls=SlowPolicy)  # lockstep: slow is not late
+    loop.start()
+    for _ in range(6):
+        loop.step()
+    assert loop.mode == "policy" and not loop.stats.faults
 
 
 def test_a_read_that_raises_is_a_fault_and_stop_always_ends_in_damping(setup):
@@ -290,16 +300,101 @@ def test_targets_stay_inside_the_effort_limit_and_the_joint_range(setup):
 
 
 def test_loop_terms_are_fed_with_delay_and_history_as_in_training(setup):
-    loop, _, _ = setup()
+    # Actions that differ every cycle: 0.1 * joint_pos_rel + a bias, on a robot that moves.
+    loop, _, _ = setup(bias=np.array([0.3, -0.2, 0.1]))
     loop.start()
     actions = []
-    for _ in range(4):
+    for _ in range(6):
         loop.step()
         actions.append(loop.last_action.copy())
+    assert np.abs(actions[-1] - actions[-2]).max() > 1e-4, "the actions must change"
     # "last" has delay 1: the observation of cycle k holds the action of cycle k - 2 (its
     # last_action is the action of k - 1, read one step late).
     obs = loop.last_observation
-    np.testing.assert_allclose(obs[-3:], actions[-3], atol=1e-6)
+    np.testing.assert_array_equal(obs[-3:], actions[-3].astype(np.float32))
+    # "q" has history 2: the last two joint_pos_rel values, oldest first.
+    assert not np.array_equal(obs[3:6], obs[6:9])
+
+
+def test_a_missing_term_is_a_fault_before_the_robot_moves(setup):
+    loop, faulty, _ = setup(
+        corrupt=lambda c, s: s.terms.pop("qd"), safety=SafetyCfg(soft_start_s=1.0)
+    )
+    loop.start()
+    for _ in range(5):
+        loop.step()
+    assert "observation terms ['qd'] missing" in loop.stats.faults[0].message
+    assert loop.mode == "damping" and loop.stats.faults[0].cycle == 0
+    assert all(not command.kp.any() for command in faulty.sent), "never a stiff command"
+
+
+def test_extra_terms_from_the_robot_are_ignored(setup):
+    loop, _, _ = setup(corrupt=lambda c, s: s.terms.update(spare=np.zeros(5)))
+    loop.start()
+    for _ in range(3):
+        loop.step()
+    assert not loop.stats.faults and loop.stats.policy_cycles == 3
+
+
+@pytest.mark.parametrize("stamp", [float("nan"), None, "t0"])
+def test_a_stamp_that_is_not_a_finite_number_is_a_fault(setup, stamp):
+    loop, _, _ = setup(corrupt=lambda c, s: setattr(s, "stamp", stamp))
+    loop.start()
+    loop.step()
+    assert "stamp must be a finite number" in loop.stats.faults[0].message
+
+
+def test_restart_runs_the_soft_start_again_and_drops_the_held_command(setup):
+    loop, _, robot = setup(safety=SafetyCfg(soft_start_s=0.1))
+    loop.start()
+    for _ in range(8):
+        loop.step()
+    assert loop.mode == "policy"
+    robot.reset()
+    loop.restart()
+    assert loop.mode == "soft_start" and loop._safe is None
+    np.testing.assert_array_equal(loop.last_action, 0.0)
+    assert loop.stats.cycles == 8, "statistics are kept"
+
+
+def test_an_overrun_is_counted_and_the_schedule_restarts_from_now(setup):
+    # A fake clock: the 3rd cycle takes 50 ms (2.5 periods).
+    now = [0.0]
+
+    class SlowRobot:
+        def __init__(self, robot):
+            self.robot, self.n = robot, 0
+
+        def read(self):
+            return self.robot.read()
+
+        def send(self, command):
+            self.n += 1
+            now[0] += 0.05 if self.n == 3 else 0.001
+            self.robot.send(command)
+
+    loop, _, robot = setup()
+    loop = ControlLoop(
+        loop.policy,
+        SlowRobot(robot),
+        SafetyCfg(soft_start_s=0.0),
+        clock=lambda: now[0],
+        sleep=lambda dt: now.__setitem__(0, now[0] + dt),
+        spin_s=0.0,
+    )
+    stats = loop.run(cycles=6)
+    assert stats.overruns == 1
+    # Periods: 20 ms, the slow cycle's 50 ms, then 20 ms again (no burst to catch up).
+    np.testing.assert_allclose(list(stats.periods), [0.02, 0.02, 0.05, 0.02, 0.02], atol=1e-9)
+
+
+def test_long_runs_keep_bounded_statistics(setup):
+    from mjlab.deploy.control import STATS_WINDOW, LoopStats
+
+    stats = LoopStats(step_dt=0.02)
+    for i in range(STATS_WINDOW + 10):
+        stats.overhead.append(float(i))
+    assert len(stats.overhead) == STATS_WINDOW
 
 
 def test_realtime_run_keeps_the_period(setup):

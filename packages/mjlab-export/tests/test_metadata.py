@@ -115,3 +115,41 @@ def test_document_that_is_not_an_object_or_lacks_a_version_is_refused():
         DeploymentMetadata.from_json("[1, 2]")
     with pytest.raises(ValueError, match="no valid 'schema_version'"):
         DeploymentMetadata.from_json('{"joint_names": ["a"]}')
+
+
+def test_a_version_1_file_reads_with_no_delay_and_no_clips_and_is_rewritten_as_the_current_version(
+    go1_meta,
+):
+    import json
+
+    from mjlab.deploy import SCHEMA_VERSION
+
+    raw = json.loads(go1_meta.to_json())
+    for key in ("action_clip", "clip_actions", "joint_pos_limits", "joint_vel_limit"):
+        raw.pop(key)
+    for term in raw["observations"]:
+        term.pop("delay")
+    raw["schema_version"] = 1
+    old = DeploymentMetadata.from_json(json.dumps(raw))
+    assert old.schema_version == 1
+    assert all(t.delay == 0 for t in old.observations)
+    assert old.action_clip is None and old.clip_actions is None and old.joint_pos_limits == []
+    assert json.loads(old.to_json())["schema_version"] == SCHEMA_VERSION == 2
+
+
+def test_version_2_fields_are_validated_naming_them(go1_meta):
+    import dataclasses
+
+    fields = dataclasses.asdict(go1_meta)
+    with pytest.raises(ValueError, match="'joint_pos_limits' has lower > upper for joints"):
+        DeploymentMetadata(**{**fields, "joint_pos_limits": [[1.0, -1.0]] * 12})
+    with pytest.raises(ValueError, match="'joint_pos_limits' has 2 entries; expected 12"):
+        DeploymentMetadata(**{**fields, "joint_pos_limits": [[-1.0, 1.0]] * 2})
+    with pytest.raises(ValueError, match="'clip_actions' must be > 0"):
+        DeploymentMetadata(**{**fields, "clip_actions": -1.0})
+    with pytest.raises(ValueError, match="'action_clip' must be \\[min, max\\]"):
+        DeploymentMetadata(**{**fields, "action_clip": [1.0, 0.0]})
+    with pytest.raises(ValueError, match="delay >= 0"):
+        DeploymentMetadata(
+            **{**fields, "observations": [{**fields["observations"][0], "delay": -2}]}
+        )

@@ -210,3 +210,73 @@ def test_raw_policy_has_no_metadata_attributes(tmp_path, make_policy):
 def test_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="No policy file"):
         OnnxPolicy(tmp_path / "nope.onnx")
+
+
+def _delay_meta(make_meta, delay=2, history=3):
+    meta = make_meta()
+    meta.observations[4].delay = delay  # joint_pos
+    meta.observations[4].history_length = history
+    meta.observations[0].delay = 1  # base_lin_vel, no history
+    return meta
+
+
+def test_delay_reads_the_value_from_delay_steps_ago_filled_at_an_episode_start(
+    tmp_path, make_meta, make_policy
+):
+    meta = _delay_meta(make_meta)
+    d = meta.obs_dim
+    policy = OnnxPolicy(make_policy(tmp_path / "p.onnx", np.zeros((d, 12)), np.zeros(12), meta))
+    outs = [policy.build_observation(_terms(float(v))) for v in (1, 2, 3, 4, 5, 6)]
+    # base_lin_vel (delay 1): the value of the previous call; the first call repeats itself.
+    assert [o[0] for o in outs] == [1, 1, 2, 3, 4, 5]
+    # joint_pos (delay 2, history 3): values k-4..k-2, clamped to the first value.
+    start = 12
+    windows = [o[start : start + 36].reshape(3, 12)[:, 0].tolist() for o in outs]
+    assert windows == [[1, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 2], [1, 2, 3], [2, 3, 4]]
+    policy.reset()
+    assert policy.build_observation(_terms(9.0))[start : start + 36].tolist() == [9.0] * 36
+
+
+def test_reset_rows_refills_only_those_rows(tmp_path, make_meta, make_policy):
+    meta = _delay_meta(make_meta, delay=1, history=2)
+    d = meta.obs_dim
+    policy = OnnxPolicy(make_policy(tmp_path / "p.onnx", np.zeros((d, 12)), np.zeros(12), meta))
+
+    def rows(a, b):
+        return {
+            k: np.stack([np.full_like(v, a), np.full_like(v, b)]) for k, v in _terms(1.0).items()
+        }
+
+    for v in (1.0, 2.0, 3.0):
+        obs = policy.build_observation(rows(v, 10 * v))
+    policy.reset(rows=[1])
+    obs = policy.build_observation(rows(4.0, 50.0))
+    # Row 0 continues (base_lin_vel delay 1 -> 3); row 1 starts again from its new value.
+    assert obs[0, 0] == 3.0 and obs[1, 0] == 50.0
+    assert obs[1, 12:36].tolist() == [50.0] * 24
+    with pytest.raises(ValueError, match="outside the batch of 2"):
+        policy.reset(rows=[5])
+
+
+def test_values_beyond_float32_are_refused_like_nan(tmp_path, go1_meta, make_policy):
+    policy = OnnxPolicy(
+        make_policy(tmp_path / "p.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
+    )
+    terms = _terms(1.0)
+    terms["joint_vel"] = np.full(12, 1e39)
+    with pytest.raises(
+        ValueError, match="'joint_vel' contains NaN or Inf \\(or values beyond float32\\)"
+    ):
+        policy.build_observation(terms)
+
+
+def test_clip_actions_of_training_is_applied_to_the_network_output(
+    tmp_path, make_meta, make_policy
+):
+    meta = make_meta()
+    meta.clip_actions = 0.5
+    policy = OnnxPolicy(
+        make_policy(tmp_path / "p.onnx", np.zeros((48, 12)), np.full(12, 3.0), meta)
+    )
+    assert (policy(np.zeros(48, np.float32)) == 0.5).all()
+    assert OnnxPolicy(tmp_path / "p.onnx").metadata.clip_actions == 0.5

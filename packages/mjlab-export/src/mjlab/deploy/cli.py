@@ -98,7 +98,8 @@ class Run:
 def run(
     policy_path: Path, robot: str, command, seconds: float, soft_start_s: float, realtime: bool
 ):
-    """Drive `robot` with `policy_path` through a `ControlLoop`; returns (loop stats, robot).
+    """Drive `robot` with `policy_path` through a real-time (or lockstep) `ControlLoop` until
+    `seconds` pass or the robot falls; returns (`LoopStats`, the `MujocoRobot`, the loop).
 
     Raises:
         ValueError: an unknown robot, or see `MujocoRobot` and `ControlLoop`.
@@ -111,12 +112,7 @@ def run(
 
     policy = OnnxPolicy(policy_path)
     sim = MujocoRobot(policy)
-    command = np.asarray(command, dtype=np.float64)
-    if command.shape[0] > sim.command.shape[0]:
-        raise ValueError(
-            f"--command has {command.shape[0]} values; the policy reads {sim.command.shape[0]}."
-        )
-    sim.command[: command.shape[0]] = command
+    sim.set_command(command)
     loop = ControlLoop(policy, sim, SafetyCfg(soft_start_s=soft_start_s), realtime=realtime)
     stats = loop.run(seconds=seconds, on_cycle=lambda _: sim.fallen())
     return stats, sim, loop
@@ -244,9 +240,9 @@ def main(argv: list[str] | None = None) -> None:
             f"robot {cmd.robot}: walked {robot.walked():.2f} m in {stats.cycles * loop.step_dt:.1f} s"
             f"{', FELL' if fell else ''}; ended in {loop.mode}"
         )
-        for fault in stats.faults[:5]:
+        for fault in list(stats.faults)[:5]:
             print(f"fault at cycle {fault.cycle} ({fault.kind}): {fault.message}")
-        if fell or stats.faults:
+        if fell or stats.fault_counts():
             sys.exit(1)
     else:
         report = sim2sim(cmd.policy, cmd.command, cmd.seconds, cmd.video)

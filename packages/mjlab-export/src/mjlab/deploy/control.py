@@ -10,29 +10,35 @@ gains per joint). `ControlLoop` runs the policy against it at the file's `step_d
 Every cycle is checked: a state with NaN/Inf, a joint outside its range or above its speed
 limit, a stale state (its stamp stopped advancing), an observation the policy refuses, NaN or
 out-of-range actions, or inference slower than allowed is a fault. On a fault the loop holds
-the last safe command; after `SafetyCfg.max_fault_cycles` faulty cycles in a row it switches to
-damping (kp = 0) and stays there. Targets are kept inside the joint range and inside the torque
+the last safe command for up to `SafetyCfg.max_fault_cycles` faulty cycles in a row; the next one
+switches to damping (kp = 0), which stays until `start()`. Targets are kept inside the joint range and inside the torque
 the file's effort limits allow at the measured state.
 
-An adapter for a real robot is one small class; a commented skeleton:
+An adapter for a real robot is one small class; a commented skeleton (the SDK calls are
+placeholders for e.g. Unitree SDK2's low-level state/command or a ROS 2 node's topics):
 
-    class MyRobot:                      # satisfies mjlab.deploy.control.Robot
-        def __init__(self, policy: OnnxPolicy):
-            self.meta = policy.metadata
-            self.sdk = vendor_sdk.connect()          # e.g. Unitree SDK2 / a ROS 2 node
-            self.index = [self.sdk.motor_index(n) for n in self.meta.joint_names]
-            self.command = np.zeros(3)               # e.g. from a joystick
+    import numpy as np
+    from mjlab.deploy import JointCommand, OnnxPolicy, RobotState
+    from mjlab.deploy.control import LOOP_TERMS
+    from mjlab.deploy.frames import projected_gravity
+
+    class MyRobot:                                   # satisfies mjlab.deploy.control.Robot
+        def __init__(self, policy: OnnxPolicy, sdk):
+            self.meta, self.sdk = policy.metadata, sdk
+            self.default = np.asarray(self.meta.default_joint_pos)
+            # Motor index of each joint, in the file's joint order (never assume the order).
+            self.index = [sdk.motor_index(name) for name in self.meta.joint_names]
+            self.command = np.zeros(3)               # vx, vy, wz, e.g. from a joystick
 
         def read(self) -> RobotState:
-            low = self.sdk.latest_state()            # never blocks; the loop checks staleness
+            low = self.sdk.latest_state()            # must not block; the loop checks staleness
             q = np.array([low.motor[i].q for i in self.index])
             qd = np.array([low.motor[i].dq for i in self.index])
-            quat, gyro = low.imu.quaternion_wxyz, low.imu.gyroscope   # base frame
-            values = {                               # raw terms, by the file's func names
-                "joint_pos_rel": q - policy.default_joint_pos,
+            values = {                               # raw terms by the file's func names
+                "joint_pos_rel": q - self.default,
                 "joint_vel_rel": qd,
-                "base_ang_vel": gyro,
-                "projected_gravity": rotate_inverse(quat, [0, 0, -1]),
+                "base_ang_vel": np.asarray(low.imu.gyroscope),         # base frame, rad/s
+                "projected_gravity": projected_gravity(low.imu.quaternion_wxyz),
                 "generated_commands": self.command,
             }
             terms = {t.name: values[t.func] for t in self.meta.observations
@@ -52,6 +58,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -120,8 +127,8 @@ class SafetyCfg:
     """Time to move from the measured pose to the default pose (file gains) before the policy
     takes over, s; 0 starts the policy at once."""
     max_fault_cycles: int = 3
-    """Faulty cycles in a row during which the last safe command is held; one more switches to
-    damping for good."""
+    """Faulty cycles in a row during which the last safe command is held; the next faulty
+    cycle in a row switches to damping for good."""
     state_timeout_s: float | None = None
     """A state whose stamp has not changed for this long is stale (a fault), s; None: 3 control
     periods."""
@@ -135,7 +142,7 @@ class SafetyCfg:
     mjlab's PPO policies act within a few units."""
     max_inference_s: float | None = None
     """Inference slower than this is a fault (its late action is not sent), s; None: half a
-    control period."""
+    control period. Real-time loops only: a lockstep simulation has no deadline."""
     damping_kd: float | Sequence[float] | None = None
     """kd of the damping mode, N m s/rad; None: the file's damping."""
     clamp_to_joint_limits: bool = True
@@ -149,7 +156,9 @@ class SafetyCfg:
         if not self.soft_start_s >= 0:
             raise ValueError(f"SafetyCfg.soft_start_s must be >= 0 s, got {self.soft_start_s}.")
         if isinstance(self.max_fault_cycles, bool) or not isinstance(self.max_fault_cycles, int):
-            raise ValueError("SafetyCfg.max_fault_cycles must be an integer >= 0.")
+            raise ValueError(
+                f"SafetyCfg.max_fault_cycles must be an integer >= 0, got {self.max_fault_cycles!r}."
+            )
         if self.max_fault_cycles < 0:
             raise ValueError(
                 f"SafetyCfg.max_fault_cycles must be >= 0, got {self.max_fault_cycles}."
@@ -173,33 +182,48 @@ class Fault:
     cycle: int
     """Cycle index (0 = the first cycle after `start()`)."""
     kind: str
-    """"state" (read failed, NaN, limit breach), "stale", "observation", "action" or
-    "inference"."""
+    """"state" (read failed, NaN, a missing term, limit breach), "stale", "observation" (the
+    policy refused the observation), "action" (NaN or out of range) or "inference" (too slow)."""
     message: str
     """What was wrong, with the joint or term named."""
 
 
+STATS_WINDOW = 100_000
+"""Most recent cycles whose timings `LoopStats` keeps (33 min at 50 Hz); older ones are dropped
+so a long run uses bounded memory. Counters cover the whole run."""
+FAULT_LOG = 1000
+"""Most recent faults `LoopStats.faults` keeps; `fault_counts()` covers the whole run."""
+
+
 @dataclass
 class LoopStats:
-    """What a run measured. Times are seconds; percentiles over the recorded cycles."""
+    """What a run measured. Times are seconds; percentiles over the last `STATS_WINDOW` cycles."""
 
     cycles: int = 0
     """Cycles run."""
     policy_cycles: int = 0
     """Cycles in which the policy's command was sent."""
+    clamped_cycles: int = 0
+    """Policy or soft-start cycles in which a joint-range or effort clamp changed a target."""
     overruns: int = 0
     """Cycles that took longer than a control period (the next one started late)."""
-    faults: list[Fault] = field(default_factory=list)
-    """Every faulty cycle, in order."""
-    periods: list[float] = field(default_factory=list)
+    faults: deque = field(default_factory=lambda: deque(maxlen=FAULT_LOG))
+    """The most recent faulty cycles (`Fault`), in order."""
+    periods: deque = field(default_factory=lambda: deque(maxlen=STATS_WINDOW))
     """Time between consecutive cycle starts (real-time runs only)."""
-    inference: list[float] = field(default_factory=list)
+    inference: deque = field(default_factory=lambda: deque(maxlen=STATS_WINDOW))
     """Inference latency of each policy cycle."""
-    overhead: list[float] = field(default_factory=list)
+    overhead: deque = field(default_factory=lambda: deque(maxlen=STATS_WINDOW))
     """Time of each cycle spent in the loop itself: everything but `read`, `send` and
     inference."""
     step_dt: float = 0.0
     """The control period."""
+    _counts: Counter = field(default_factory=Counter, repr=False)
+
+    def add_fault(self, fault: Fault) -> None:
+        """Record a faulty cycle."""
+        self.faults.append(fault)
+        self._counts[fault.kind] += 1
 
     def percentile(self, name: str, q: float) -> float:
         """`q`-th percentile of `periods`, `inference`, `overhead` or `jitter` (|period -
@@ -212,11 +236,8 @@ class LoopStats:
         return float(np.percentile(values, q)) if values.size else math.nan
 
     def fault_counts(self) -> dict[str, int]:
-        """Faulty cycles per kind."""
-        counts: dict[str, int] = {}
-        for fault in self.faults:
-            counts[fault.kind] = counts.get(fault.kind, 0) + 1
-        return counts
+        """Faulty cycles per kind over the whole run."""
+        return dict(self._counts)
 
     def summary(self) -> str:
         """One line for a terminal."""
@@ -227,11 +248,11 @@ class LoopStats:
 
         faults = ", ".join(f"{k} {v}" for k, v in self.fault_counts().items()) or "none"
         return (
-            f"loop {self.cycles} cycles at {1 / self.step_dt:.0f} Hz ({self.policy_cycles} policy): "
-            f"period jitter p50 {fmt('jitter', 50, 1e3)} / p99 {fmt('jitter', 99, 1e3)} ms, "
-            f"overruns {self.overruns}, inference p50 {fmt('inference', 50, 1e6)} / p99 "
-            f"{fmt('inference', 99, 1e6)} us, loop overhead p99 {fmt('overhead', 99, 1e6)} us, "
-            f"faults: {faults}"
+            f"loop {self.cycles} cycles at {1 / self.step_dt:.0f} Hz ({self.policy_cycles} policy, "
+            f"{self.clamped_cycles} clamped): period jitter p50 {fmt('jitter', 50, 1e3)} / p99 "
+            f"{fmt('jitter', 99, 1e3)} ms, overruns {self.overruns}, inference p50 "
+            f"{fmt('inference', 50, 1e6)} / p99 {fmt('inference', 99, 1e6)} us, loop overhead "
+            f"p99 {fmt('overhead', 99, 1e6)} us, faults: {faults}"
         )
 
 
@@ -290,15 +311,23 @@ class ControlLoop:
         vel = (
             s.joint_vel_limit if s.joint_vel_limit is not None else (meta.joint_vel_limit or np.inf)
         )
-        self.joint_vel_limit = _per_joint(vel, n, "SafetyCfg.joint_vel_limit")
+        where = (
+            "the file's joint_vel_limit"
+            if s.joint_vel_limit is None
+            else "SafetyCfg.joint_vel_limit"
+        )
+        self.joint_vel_limit = _per_joint(vel, n, where, positive=True)
         self.damping_kd = _per_joint(
-            self.kd if s.damping_kd is None else s.damping_kd, n, "SafetyCfg.damping_kd"
+            self.kd if s.damping_kd is None else s.damping_kd,
+            n,
+            "the file's damping" if s.damping_kd is None else "SafetyCfg.damping_kd",
         )
         self.state_timeout_s = 3 * self.step_dt if s.state_timeout_s is None else s.state_timeout_s
         self.max_inference_s = (
             0.5 * self.step_dt if s.max_inference_s is None else s.max_inference_s
         )
         self._loop_terms = [t.name for t in meta.observations if t.func in LOOP_TERMS]
+        self._robot_terms = {t.name: t.dim for t in meta.observations if t.func not in LOOP_TERMS}
         self.last_action = np.zeros(n)
         """The previous raw action the policy saw as `last_action` (zeros at takeover)."""
         self.mode = "idle"
@@ -307,7 +336,8 @@ class ControlLoop:
         self.last_state: RobotState | None = None
         self.last_command: JointCommand | None = None
         self.last_observation: np.ndarray | None = None
-        """The observation vector the policy acted on in the last policy cycle."""
+        """(obs_dim,) float32 observation the policy acted on in the last cycle; None when
+        that cycle did not run the policy (soft start, fault, damping)."""
         self._safe: JointCommand | None = None
         self._consecutive_faults = 0
         self._time = 0.0
@@ -319,30 +349,30 @@ class ControlLoop:
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self) -> None:
-        """Begin a run: the soft start (or the policy at once with `soft_start_s` 0).
+        """Begin a run (statistics cleared): the soft start, or the policy at once with
+        `soft_start_s` 0.
 
         The pose the soft start moves from is the first valid measurement; until one arrives
         the cycles are faults (and lead to damping like any other).
         """
         self.stats = LoopStats(step_dt=self.step_dt)
+        self.last_state = self.last_command = self.last_observation = None
+        self._time = self.clock() if self.realtime else 0.0
+        self.stopped = False
+        self.restart()
+
+    def restart(self) -> None:
+        """Begin again from the current pose, keeping the statistics: the soft start (or the
+        policy at once with `soft_start_s` 0), a new policy episode (history, delay and last
+        action cleared), no held command, the watchdog re-armed; damping mode is left. For
+        simulation resets (sim2sim after a fall); a real robot restarts with `start()`."""
         self._consecutive_faults = 0
         self._safe = None
         self._soft_from = None
         self._soft_k = 0
         self._stamp = None
-        self._time = self.clock() if self.realtime else 0.0
-        self._fresh_at = self._time
-        self.stopped = False
+        self._fresh_at = self.clock() if self.realtime else self._time
         self.mode = "soft_start" if self.safety.soft_start_s > 0 else "policy"
-        if self.mode == "policy":
-            self._takeover()
-
-    def restart_policy(self) -> None:
-        """Start a new episode of the policy now (history, delay and last action cleared),
-        leaving damping mode if the loop was in it. For simulation resets (sim2sim)."""
-        self.mode = "policy"
-        self._consecutive_faults = 0
-        self._stamp = None
         self._takeover()
 
     def _takeover(self) -> None:
@@ -382,6 +412,7 @@ class ControlLoop:
         if state is not None and fault is None:
             self.last_state = state
         policy_cycle = self.mode == "policy"
+        self.last_observation = None
         inference = 0.0
         command = None
         if fault is None and self.mode == "soft_start":
@@ -389,7 +420,7 @@ class ControlLoop:
         elif fault is None and self.mode == "policy":
             command, fault, inference = self._policy_command(state)
         if fault is not None:
-            stats.faults.append(fault)
+            stats.add_fault(fault)
             self._consecutive_faults += 1
             if self.mode != "damping" and self._consecutive_faults > self.safety.max_fault_cycles:
                 self.mode = "damping"
@@ -430,6 +461,24 @@ class ControlLoop:
                 "state",
                 f"joint_pos/joint_vel have shapes {q.shape}/{qd.shape}; expected ({n},)",
             )
+        stamp = state.stamp
+        if (
+            isinstance(stamp, bool)
+            or not isinstance(stamp, (int, float, np.number))
+            or not (math.isfinite(stamp))
+        ):
+            return Fault(cycle, "state", f"stamp must be a finite number, got {stamp!r}")
+        missing = [name for name in self._robot_terms if name not in state.terms]
+        if missing:
+            return Fault(cycle, "state", f"observation terms {missing} missing from the state")
+        for name, dim in self._robot_terms.items():
+            shape = np.shape(state.terms[name])
+            if shape != (dim,):
+                return Fault(
+                    cycle,
+                    "state",
+                    f"observation term '{name}' has shape {shape}, expected ({dim},)",
+                )
         if state.stamp != self._stamp:
             self._stamp, self._fresh_at = state.stamp, now
         elif now - self._fresh_at > self.state_timeout_s + 1e-9:  # float sums of step_dt
@@ -443,8 +492,8 @@ class ControlLoop:
         bad = ~(np.isfinite(q) & np.isfinite(qd))
         if bad.any():
             return Fault(cycle, "state", f"NaN/Inf joint state at {_named(names, bad)}")
-        for name, value in state.terms.items():
-            if not np.isfinite(np.asarray(value, dtype=np.float64)).all():
+        for name in self._robot_terms:
+            if not np.isfinite(np.asarray(state.terms[name], dtype=np.float64)).all():
                 return Fault(cycle, "state", f"NaN/Inf in observation term '{name}'")
         lo, hi = self.joint_pos_limits[:, 0], self.joint_pos_limits[:, 1]
         margin = self.safety.joint_pos_margin
@@ -474,7 +523,7 @@ class ControlLoop:
 
     def _policy_command(self, state: RobotState) -> tuple[JointCommand | None, Fault | None, float]:
         cycle = self.stats.cycles
-        terms = dict(state.terms)
+        terms = {name: state.terms[name] for name in self._robot_terms}  # extras are ignored
         for name in self._loop_terms:
             terms[name] = self.last_action
         try:
@@ -484,12 +533,14 @@ class ControlLoop:
         t0 = time.perf_counter()
         try:
             action = self.policy(obs)
-        except (RuntimeError, ValueError) as err:
+        except ValueError as err:  # the network refused the observation
+            return None, Fault(cycle, "observation", str(err)), time.perf_counter() - t0
+        except RuntimeError as err:  # NaN/Inf actions
             return None, Fault(cycle, "action", str(err)), time.perf_counter() - t0
         latency = time.perf_counter() - t0
         self.stats.inference.append(latency)
         self.last_observation = obs
-        if latency > self.max_inference_s:
+        if self.realtime and latency > self.max_inference_s:
             message = (
                 f"inference took {latency * 1e3:.2f} ms (> {self.max_inference_s * 1e3:.2f} ms)"
             )
@@ -511,7 +562,8 @@ class ControlLoop:
 
     def _limited(self, target: np.ndarray, state: RobotState) -> JointCommand:
         """The PD command for `target` within the joint range and effort limits."""
-        target = np.asarray(target, dtype=np.float64).copy()
+        wanted = np.asarray(target, dtype=np.float64)
+        target = wanted.copy()
         s = self.safety
         if s.clamp_to_joint_limits:
             target = np.clip(target, self.joint_pos_limits[:, 0], self.joint_pos_limits[:, 1])
@@ -523,6 +575,8 @@ class ControlLoop:
                 reach_hi = q + (self.effort_limit + self.kd * qd) / self.kp
             ok = (self.kp > 0) & np.isfinite(self.effort_limit)
             target = np.where(ok, np.clip(target, reach_lo, reach_hi), target)
+        if not np.array_equal(target, wanted):
+            self.stats.clamped_cycles += 1
         return JointCommand(q_target=target, kp=self.kp.copy(), kd=self.kd.copy())
 
     def _damping(self, q: np.ndarray | None) -> JointCommand:
@@ -591,14 +645,17 @@ class ControlLoop:
         return self.stats
 
 
-def _per_joint(value: float | Sequence[float] | np.ndarray, n: int, name: str) -> np.ndarray:
+def _per_joint(
+    value: float | Sequence[float] | np.ndarray, n: int, name: str, positive: bool = False
+) -> np.ndarray:
     array = np.asarray(value, dtype=np.float64)
     if array.ndim == 0:
         array = np.full(n, float(array))
     if array.shape != (n,):
         raise ValueError(f"{name} must be one number or {n} (one per joint), got {array.shape}.")
-    if (array < 0).any() or np.isnan(array).any():
-        raise ValueError(f"{name} must be >= 0, got {array.tolist()}.")
+    if np.isnan(array).any() or (array <= 0 if positive else array < 0).any():
+        bound = "> 0" if positive else ">= 0"
+        raise ValueError(f"{name} must be {bound} for every joint, got {array.tolist()}.")
     return array
 
 

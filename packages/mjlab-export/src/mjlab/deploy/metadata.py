@@ -18,8 +18,9 @@ import numpy as np
 
 SCHEMA_VERSION = 2
 """Version of the JSON layout this module writes; it reads versions 1..SCHEMA_VERSION.
-Version 2 added observation `delay`, `action_clip`, `joint_pos_limits` and `joint_vel_limit`
-(a version-1 file reads as delay 0, no clip and unlimited joints)."""
+Version 2 added observation `delay`, `action_clip`, `clip_actions`, `joint_pos_limits` and
+`joint_vel_limit` (a version-1 file reads as delay 0, no clips and unlimited joints); files are
+always written as SCHEMA_VERSION."""
 METADATA_KEY = "mjlab.deployment"
 """ONNX `metadata_props` key of the JSON document."""
 FLAT_KEYS = (
@@ -237,11 +238,15 @@ class DeploymentMetadata:
     action_clip: list[float] | None = None
     """[min, max] applied to `action_offset + action_scale * action` (after scaling, as the
     env's action term), or None."""
+    clip_actions: float | None = None
+    """Raw policy actions are clamped to [-clip_actions, clip_actions] before the env sees them
+    (rsl_rl's wrapper `clip_actions`; `OnnxPolicy.__call__` applies it), or None."""
     joint_pos_limits: list[list[float]] = field(default_factory=list)
     """[lower, upper] range per joint, rad (+-inf: unlimited); empty: unknown (unlimited)."""
     joint_vel_limit: list[float] = field(default_factory=list)
     """Speed limit per joint, rad/s (inf: none); empty: unknown (none). MuJoCo models carry no
-    velocity limit, so files exported from an env have inf unless the task sets one."""
+    velocity limit, so files exported from an env leave this empty; set it when you know the
+    motors' limits (the control loop treats a faster joint as a fault)."""
     action_type: str = "joint_position"
     """What the action drives: "joint_position" (PD targets), "joint_velocity" or "joint_effort"
     (then q_target is not meaningful and `action_offset + action_scale * action` is the
@@ -281,6 +286,13 @@ class DeploymentMetadata:
             setattr(self, name, _floats(getattr(self, name), name, allow_inf=True))
         if self.action_clip is not None:
             self.action_clip = _floats(self.action_clip, "action_clip", length=2, allow_inf=True)
+        if self.clip_actions is not None:
+            (self.clip_actions,) = _floats([self.clip_actions], "clip_actions")
+            if self.clip_actions <= 0:
+                raise ValueError(
+                    f"Deployment metadata field 'clip_actions' must be > 0 or None, got "
+                    f"{self.clip_actions}."
+                )
         self.joint_pos_limits = [
             _floats(lim, f"joint_pos_limits[{i}]", length=2, allow_inf=True)
             for i, lim in enumerate(_sequence(self.joint_pos_limits, "joint_pos_limits"))
@@ -472,7 +484,10 @@ class DeploymentMetadata:
             ValueError: the metadata does not validate.
         """
         self.validate()
-        return json.dumps(_encode(asdict(self)), sort_keys=True, allow_nan=False)
+        # Always the current layout: a file read as version 1 and written again may carry
+        # version-2 fields, which a version-1 reader would ignore.
+        document = {**asdict(self), "schema_version": SCHEMA_VERSION}
+        return json.dumps(_encode(document), sort_keys=True, allow_nan=False)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> DeploymentMetadata:
@@ -505,6 +520,7 @@ class DeploymentMetadata:
             "action_type",
             "task_id",
             "action_clip",
+            "clip_actions",
             "joint_pos_limits",
             "joint_vel_limit",
         )

@@ -12,13 +12,14 @@ a lockstep simulation.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import mujoco
 import numpy as np
 
 from mjlab.deploy.control import LOOP_TERMS, JointCommand, RobotState
+from mjlab.deploy.frames import projected_gravity, quat_rotate_inverse
 from mjlab.deploy.gains import actuator_for_joint, find_joint
 from mjlab.deploy.metadata import DeploymentMetadata
 from mjlab.deploy.policy import OnnxPolicy
@@ -29,14 +30,6 @@ _ENUM_OPTIONS = {
     "solver": (mujoco.mjtSolver, "mjSOL_"),
 }
 _SCALAR_OPTIONS = ("iterations", "ls_iterations", "impratio", "tolerance", "ls_tolerance")
-_GRAVITY_B = np.array([0.0, 0.0, -1.0])
-
-
-def _quat_rotate_inverse(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Rotate v by the inverse of unit quaternion q (wxyz): R(q)^T v."""
-    w, u = q[0], -q[1:]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
 
 
 class MujocoRobot:
@@ -115,7 +108,7 @@ class MujocoRobot:
         if not meta.robot.menagerie_name or not meta.robot.entry:
             raise ValueError(
                 "The policy metadata names no mujoco-menagerie model (robot.menagerie_name/entry); "
-                "pass a compiled model to Sim2Sim(policy, model=...)."
+                "pass a compiled model: MujocoRobot(policy, model=...) or Sim2Sim(policy, model=...)."
             )
         import mujoco_menagerie
 
@@ -194,7 +187,9 @@ class MujocoRobot:
         self.dof_adr = m.jnt_dofadr[self.joint_ids]
         free = [j for j in range(m.njnt) if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
         if not free:
-            raise ValueError("sim2sim drives floating-base robots; the model has no free joint.")
+            raise ValueError(
+                "MujocoRobot drives floating-base robots; the model has no free joint."
+            )
         self.root_body = int(m.jnt_bodyid[free[0]])
         self.root_q = int(m.jnt_qposadr[free[0]])
         self.root_v = int(m.jnt_dofadr[free[0]])
@@ -229,13 +224,26 @@ class MujocoRobot:
         quat = d.qpos[self.root_q + 3 : self.root_q + 7]
         # MuJoCo free joint: qvel[0:3] is the world-frame linear velocity, qvel[3:6] the
         # angular velocity in the body frame (MuJoCo doc, "Floating objects").
-        lin = _quat_rotate_inverse(quat, d.qvel[self.root_v : self.root_v + 3])
+        lin = quat_rotate_inverse(quat, d.qvel[self.root_v : self.root_v + 3])
         return lin, d.qvel[self.root_v + 3 : self.root_v + 6].copy()
 
     def projected_gravity(self) -> np.ndarray:
         """(3,) unit gravity direction in the base frame; (0, 0, -1) when upright."""
         quat = self.data.qpos[self.root_q + 3 : self.root_q + 7]
-        return _quat_rotate_inverse(quat, _GRAVITY_B)
+        return projected_gravity(quat)
+
+    def set_command(self, command: Sequence[float] | np.ndarray) -> None:
+        """Set the first values of `command` (e.g. vx m/s, vy m/s, wz rad/s for velocity tasks).
+
+        Raises:
+            ValueError: more values than the policy's command has.
+        """
+        values = np.asarray(command, dtype=np.float64).reshape(-1)
+        if values.shape[0] > self.command.shape[0]:
+            raise ValueError(
+                f"The command has {values.shape[0]} values; the policy reads {self.command.shape[0]}."
+            )
+        self.command[: values.shape[0]] = values
 
     # -- the Robot protocol ---------------------------------------------------------------------
     def observe_terms(self) -> dict[str, np.ndarray]:
@@ -320,9 +328,9 @@ def _check_ground_contact(m: mujoco.MjModel, robot_geoms: list[int], meta: Any) 
     if bits.any() or bool(np.any(on_world[0] != on_world[1])):
         return
     warnings.warn(
-        f"sim2sim: no geom of the robot can touch the floor in Menagerie entry "
+        f"MuJoCo robot: no geom of the robot can touch the floor in Menagerie entry "
         f"'{meta.robot.entry}' (all contype/conaffinity 0 and no contact pair with a world geom); "
         "the robot will fall through it. Load an entry that declares its contacts (for the "
-        "Unitree G1: 'scene_mjx'), or pass Sim2Sim(policy, model=...).",
+        "Unitree G1: 'scene_mjx'), or pass a compiled model (MujocoRobot(policy, model=...)).",
         stacklevel=3,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +81,7 @@ class OnnxPolicy:
         self.obs_dim = _static_last_dim(inputs[0].shape, "input", self.path)
         self.action_dim = _static_last_dim(outputs[0].shape, "output", self.path)
         self._history: dict[str, np.ndarray] = {}
+        self._refill: np.ndarray | None = None  # rows of a batch that start a new episode
 
         m = self.metadata
         self.joint_names: list[str] | None = None
@@ -124,10 +125,29 @@ class OnnxPolicy:
         self._offset32 = np.asarray(m.action_offset, dtype=np.float32)
 
     # -- observations ----------------------------------------------------------------------------
-    def reset(self) -> None:
-        """Forget observation history and delay (call at the start of every episode); the next
-        `build_observation` fills each term's line with its value, as the env does."""
-        self._history.clear()
+    def reset(self, rows: Sequence[int] | np.ndarray | None = None) -> None:
+        """Start a new episode: forget observation history and delay, so the next
+        `build_observation` fills each term's line with its value, as the env does.
+
+        Args:
+            rows: for a batched runtime, only these rows start a new episode (the env's partial
+                reset); None: all of them (and the batch size may change).
+        """
+        if rows is None:
+            self._history.clear()
+            self._refill = None
+            return
+        if not self._history:
+            return  # nothing kept yet: every row fills on the next call anyway
+        batch = next(iter(self._history.values())).shape[1:-1]
+        if len(batch) != 1:
+            raise ValueError("reset(rows) needs a batched runtime ((batch, dim) terms).")
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if rows.size and (rows.min() < -batch[0] or rows.max() >= batch[0]):
+            raise ValueError(f"reset rows {rows.tolist()} outside the batch of {batch[0]}.")
+        if self._refill is None:
+            self._refill = np.zeros(batch[0], dtype=bool)
+        self._refill[rows] = True
 
     def _require_metadata(self) -> DeploymentMetadata:
         if self.metadata is None:
@@ -182,8 +202,13 @@ class OnnxPolicy:
                     f"Observation term '{spec.name}' has shape {value.shape}, other terms have "
                     f"batch shape {batch_shape}; give every term the same batch shape."
                 )
-            if not np.isfinite(value).all():
-                raise ValueError(f"Observation term '{spec.name}' contains NaN or Inf: {value}.")
+            with np.errstate(over="ignore", invalid="ignore"):  # refused just below
+                value32 = value.astype(np.float32)
+            if not np.isfinite(value32).all():
+                raise ValueError(
+                    f"Observation term '{spec.name}' contains NaN or Inf (or values beyond "
+                    f"float32): {value}."
+                )
             line = self._history.get(spec.name)
             if line is not None and line.shape[1:] != value.shape:
                 raise ValueError(
@@ -191,7 +216,7 @@ class OnnxPolicy:
                     f"{value.shape} since the last call; call reset() when the batch changes."
                 )
             # The env casts every term to float32 first and processes in float32.
-            values[spec.name] = value.astype(np.float32)
+            values[spec.name] = value32
         parts = []
         for spec in meta.observations:
             value = values[spec.name]
@@ -205,6 +230,8 @@ class OnnxPolicy:
                 line = np.repeat(value[None], slots, axis=0)
             else:
                 line = np.concatenate([line[1:], value[None]], axis=0)
+                if self._refill is not None:
+                    line[:, self._refill] = value[self._refill]
             self._history[spec.name] = line
             end = slots - spec.delay
             if spec.history_length == 0:
@@ -214,6 +241,7 @@ class OnnxPolicy:
                 window = line[end - spec.history_length : end]
                 value = np.moveaxis(window, 0, -2).reshape(*value.shape[:-1], -1)
             parts.append(value)
+        self._refill = None
         return np.concatenate(parts, axis=-1).astype(np.float32)
 
     # -- inference ---------------------------------------------------------------------------------
@@ -224,7 +252,8 @@ class OnnxPolicy:
             obs: (obs_dim,) or (batch, obs_dim), converted to float32.
 
         Returns:
-            (action_dim,) or (batch, action_dim) float32, matching the rank of `obs`.
+            (action_dim,) or (batch, action_dim) float32, matching the rank of `obs`; clamped to
+            +-`metadata.clip_actions` when training clamped them.
 
         Raises:
             ValueError: wrong size, or NaN/Inf in the observation (indices and terms named).
@@ -248,6 +277,9 @@ class OnnxPolicy:
         actions = np.asarray(actions, dtype=np.float32)
         if not np.isfinite(actions).all():
             raise RuntimeError(f"{self.path} produced NaN or Inf actions for a finite observation.")
+        clip = self.metadata.clip_actions if self.metadata is not None else None
+        if clip is not None:  # as the training wrapper, before the env saw the actions
+            actions = np.clip(actions, np.float32(-clip), np.float32(clip))
         return actions[0] if single else actions
 
     def _terms_at(self, indices: list[int]) -> str:

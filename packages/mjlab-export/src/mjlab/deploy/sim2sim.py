@@ -37,6 +37,11 @@ class Sim2SimReport:
     below `fall_height`); it is reset after each."""
     distance: float
     """Horizontal distance walked: summed over attempts, start to end of each, m."""
+    faults: dict[str, int] = field(default_factory=dict)
+    """Faulty cycles of the control loop per kind (see `mjlab.deploy.control.Fault`)."""
+    clamped_cycles: int = 0
+    """Cycles in which the loop's joint-range or effort clamp changed a policy target (training
+    has no such clamp: many of them mean sim2sim differs from training there)."""
     frames: list = field(default_factory=list, repr=False)
     """Rendered RGB frames (height, width, 3) uint8, when rendering was asked for."""
 
@@ -46,7 +51,9 @@ class Sim2SimReport:
         return (
             f"sim2sim {self.seconds:.1f} s, command ({command}): mean v=({self.mean_lin_vel[0]:+.3f}, "
             f"{self.mean_lin_vel[1]:+.3f}) m/s, tracking error {self.lin_vel_error:.3f} m/s / "
-            f"{self.ang_vel_error:.3f} rad/s, falls {self.falls}, distance {self.distance:.2f} m"
+            f"{self.ang_vel_error:.3f} rad/s, falls {self.falls}, distance {self.distance:.2f} m, "
+            f"clamped cycles {self.clamped_cycles}, faults "
+            + (", ".join(f"{k} {v}" for k, v in self.faults.items()) or "none")
         )
 
 
@@ -61,7 +68,8 @@ class Sim2Sim(MujocoRobot):
         fall_height: base height below which the robot counts as fallen, m; None: half the
             spawn height `robot.init_pos[2]`.
         safety: the loop's limits; by default `SafetyCfg(soft_start_s=0)` (the policy acts
-            from the first step, as in training).
+            from the first step, as in training); a soft start, if given, runs after every
+            reset.
 
     Raises:
         ValueError: see `MujocoRobot`.
@@ -94,14 +102,14 @@ class Sim2Sim(MujocoRobot):
         cleared)."""
         super().reset(qpos, qvel)
         if self.loop is not None:
-            self.loop.restart_policy()
+            self.loop.restart()
 
     def observe(self) -> dict[str, np.ndarray]:
-        """Every actor observation term, raw (before clip/scale), by term name."""
+        """Every actor observation term, raw (before clip/scale), by term name: the robot's
+        terms and the loop's (`last_action`)."""
         terms = self.observe_terms()
-        for t in self.meta.observations:
-            if t.name not in terms:
-                terms[t.name] = self.last_action.copy()
+        for name in self.loop._loop_terms:
+            terms[name] = self.last_action.copy()
         return terms
 
     def step(self, command: Sequence[float] | np.ndarray | None = None) -> np.ndarray:
@@ -112,18 +120,15 @@ class Sim2Sim(MujocoRobot):
             command: the command vector (e.g. (vx, vy, wz)); None keeps the previous one.
 
         Returns:
-            (obs_dim,) float32, the observation vector the policy acted on last.
+            (obs_dim,) float32, the observation vector the policy acted on; None when this
+            cycle did not run the policy (a soft start, a fault: `loop.stats.faults` says which,
+            or damping).
 
         Raises:
             ValueError: the command has more values than the policy's command.
         """
         if command is not None:
-            command = np.asarray(command, dtype=np.float64).reshape(-1)
-            if command.shape[0] > self.command.shape[0]:
-                raise ValueError(
-                    f"Command has {command.shape[0]} values; the policy reads {self.command.shape[0]}."
-                )
-            self.command[: command.shape[0]] = command
+            self.set_command(command)
         self.loop.step()
         return self.loop.last_observation
 
@@ -155,6 +160,7 @@ class Sim2Sim(MujocoRobot):
         steps = round(seconds / self.meta.step_dt)
         lin_err, ang_err, vels, frames, falls, distance = [], [], [], [], 0, 0.0
         self.reset()
+        self.loop.start()  # this run's statistics
         for i in range(steps):
             self.step(cmd)
             lin, ang = self.base_velocity()
@@ -179,6 +185,8 @@ class Sim2Sim(MujocoRobot):
             mean_lin_vel=(float(mean_v[0]), float(mean_v[1])),
             falls=falls,
             distance=distance,
+            faults=self.loop.stats.fault_counts(),
+            clamped_cycles=self.loop.stats.clamped_cycles,
             frames=frames,
         )
         if video is not None:

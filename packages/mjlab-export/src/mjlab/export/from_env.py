@@ -121,7 +121,7 @@ def _action_term(env: Any) -> dict:
 
 
 def metadata_from_env(
-    env: Any, task_id: str = "", actor_group: str = "actor"
+    env: Any, task_id: str = "", actor_group: str = "actor", clip_actions: float | None = None
 ) -> DeploymentMetadata:
     """Describe `env`'s action term and its `actor_group` observation group for a robot.
 
@@ -129,6 +129,13 @@ def metadata_from_env(
     (mjlab-core's plain-data descriptions): per-joint values follow the action term's joint
     order and the compiled model's nominal gains, not any per-env randomization; observation
     noise is training-only and left out.
+
+    Args:
+        env: a live `ManagerBasedRlEnv` (or anything with the same managers).
+        task_id: recorded as `task_id`.
+        actor_group: the observation group the policy reads.
+        clip_actions: the training wrapper's clamp of the raw actions to [-c, c] (rsl_rl's
+            `clip_actions`; `MjlabOnPolicyRunner` passes it), or None.
 
     Raises:
         ExportError (a ValueError): something the runtime cannot reproduce exactly: several
@@ -190,6 +197,7 @@ def metadata_from_env(
         action_scale=term["scale"],
         action_offset=term["offset"],
         action_clip=term["clip"],
+        clip_actions=clip_actions,
         joint_pos_limits=term["joint_pos_limits"],
         action_type=term["action_type"],
         observations=observations,

@@ -160,7 +160,11 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         actor.to("cpu").eval()
         metadata = None
         if hasattr(env, "action_manager"):
-            metadata = metadata_from_env(env, task_id=self.cfg.get("task_id", ""))
+            metadata = metadata_from_env(
+                env,
+                task_id=self.cfg.get("task_id", ""),
+                clip_actions=getattr(self.env, "clip_actions", None),
+            )
         out = export_policy(actor, Path(path) / filename, metadata, verbose=verbose)
         if self.cfg.get("upload_model", True):
             self.logger.save_model(str(out), self.current_learning_iteration)

@@ -1,0 +1,30 @@
+"""Frame helpers a robot adapter needs to produce mjlab's observation terms (numpy only).
+
+Quaternions are wxyz and unit; "base frame" is the robot's root body frame, as in training.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+GRAVITY_DIRECTION_W = np.array([0.0, 0.0, -1.0])
+"""Unit gravity direction in the world frame."""
+
+
+def quat_rotate_inverse(quat_wxyz: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate v (3,) by the inverse of the unit quaternion `quat_wxyz` (4,): R(q)^T v.
+
+    Uses v + w t + u x t with u = -q_xyz and t = 2 u x v (the rotation of v by the conjugate).
+    """
+    q = np.asarray(quat_wxyz, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    w, u = q[0], -q[1:]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def projected_gravity(quat_wxyz: np.ndarray) -> np.ndarray:
+    """The `projected_gravity` term: gravity's unit direction in the base frame, (3,);
+    (0, 0, -1) when the base is level. `quat_wxyz` is the base orientation in the world frame
+    (e.g. an IMU's attitude quaternion)."""
+    return quat_rotate_inverse(quat_wxyz, GRAVITY_DIRECTION_W)
