@@ -4,7 +4,7 @@ the loop's overhead (everything but the robot's read/send and inference), in rea
 Two robots, one run each: `memory` (a robot whose read/send cost nothing: the loop alone) and
 `mujoco` (the policy's Menagerie robot in plain MuJoCo, physics inside `send`). The policy is the
 given .onnx file, or a Go1-sized MLP (48 -> 512 -> 256 -> 128 -> 12, ELU, random weights) built
-with onnx.helper.
+with `mjlab.deploy.testing.write_mlp_policy`.
 
     uv run python bench/deploy_loop.py [--policy policy.onnx] [--seconds 10]
 
@@ -15,7 +15,6 @@ this run. Needs mjlab-export[sim] for the mujoco robot.
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import tempfile
 from pathlib import Path
@@ -24,46 +23,15 @@ import numpy as np
 
 from mjlab.deploy import OnnxPolicy
 from mjlab.deploy.control import ControlLoop, JointCommand, RobotState, SafetyCfg
+from mjlab.deploy.testing import write_mlp_policy
 
 
 def go1_sized_policy(path: Path) -> Path:
-    """An MLP of the trained Go1 policy's size with Go1 metadata (no torch)."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
+    """A random MLP of the trained Go1 policy's size with the test suite's Go1 metadata."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "packages/mjlab-export/tests"))
-    from conftest import go1_like_metadata  # the test suite's Go1 metadata
+    from conftest import go1_like_metadata
 
-    meta = go1_like_metadata()
-    sizes = [meta.obs_dim, 512, 256, 128, meta.num_joints]
-    rng = np.random.default_rng(0)
-    nodes, inits, prev = [], [], "obs"
-    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
-        w = (rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32)
-        inits += [
-            numpy_helper.from_array(w, f"W{i}"),
-            numpy_helper.from_array(np.zeros(b, np.float32), f"b{i}"),
-        ]
-        nodes += [helper.make_node("MatMul", [prev, f"W{i}"], [f"m{i}"])]
-        last = i == len(sizes) - 2
-        nodes += [helper.make_node("Add", [f"m{i}", f"b{i}"], ["actions" if last else f"a{i}"])]
-        if not last:
-            nodes += [helper.make_node("Elu", [f"a{i}"], [f"h{i}"])]
-            prev = f"h{i}"
-    graph = helper.make_graph(
-        nodes,
-        "mlp",
-        [helper.make_tensor_value_info("obs", TensorProto.FLOAT, ["batch", sizes[0]])],
-        [helper.make_tensor_value_info("actions", TensorProto.FLOAT, ["batch", sizes[-1]])],
-        inits,
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    for key, value in meta.to_onnx_metadata().items():
-        entry = model.metadata_props.add()
-        entry.key, entry.value = key, value
-    onnx.save_model(model, str(path))
-    return path
+    return write_mlp_policy(path, go1_like_metadata())
 
 
 class MemoryRobot:

@@ -3,11 +3,10 @@
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
 
 from mjlab.deploy import DeploymentMetadata, ObservationTermSpec, RobotModelSpec
+from mjlab.deploy.testing import write_linear_policy
 
 
 def linear_policy(
@@ -18,30 +17,7 @@ def linear_policy(
     props=None,
 ) -> Path:
     """actions = obs @ weight + bias, dynamic batch, input "obs", output "actions"."""
-    d, a = weight.shape
-    graph = helper.make_graph(
-        [
-            helper.make_node("MatMul", ["obs", "W"], ["h"]),
-            helper.make_node("Add", ["h", "b"], ["actions"]),
-        ],
-        "linear_policy",
-        [helper.make_tensor_value_info("obs", TensorProto.FLOAT, ["batch", d])],
-        [helper.make_tensor_value_info("actions", TensorProto.FLOAT, ["batch", a])],
-        [
-            numpy_helper.from_array(weight.astype(np.float32), "W"),
-            numpy_helper.from_array(bias.astype(np.float32), "b"),
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    items = dict(props or {})
-    if metadata is not None:
-        items.update(metadata.to_onnx_metadata())
-    for key, value in items.items():
-        entry = model.metadata_props.add()
-        entry.key, entry.value = key, value
-    onnx.save_model(model, str(path))
-    return path
+    return write_linear_policy(path, weight, bias, metadata, props)
 
 
 def go1_like_metadata(history: int = 0) -> DeploymentMetadata:

@@ -403,8 +403,10 @@ class ControlLoop:
         io = 0.0
         now = self.clock() if self.realtime else self._time
         t0 = time.perf_counter()
+        state: RobotState | None = None
+        fault: Fault | None
         try:
-            state: RobotState | None = self.robot.read()
+            state = self.robot.read()
             fault = self._check_state(state, now)
         except Exception as err:  # any failure of the robot's read is a fault
             state, fault = None, Fault(stats.cycles, "state", f"read() failed: {err!r}")
@@ -415,9 +417,9 @@ class ControlLoop:
         self.last_observation = None
         inference = 0.0
         command = None
-        if fault is None and self.mode == "soft_start":
+        if fault is None and state is not None and self.mode == "soft_start":
             command = self._soft_start_command(state)
-        elif fault is None and self.mode == "policy":
+        elif fault is None and state is not None and self.mode == "policy":
             command, fault, inference = self._policy_command(state)
         if fault is not None:
             stats.add_fault(fault)
@@ -660,5 +662,5 @@ def _per_joint(
 
 
 def _named(names: Sequence[str], mask: np.ndarray) -> str:
-    bad = [names[i] for i in np.nonzero(mask)[0]]
+    bad = [names[int(i)] for i in np.nonzero(mask)[0]]
     return ", ".join(bad[:6]) + (f" (+{len(bad) - 6} more)" if len(bad) > 6 else "")

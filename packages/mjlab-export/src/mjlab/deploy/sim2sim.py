@@ -85,9 +85,8 @@ class Sim2Sim(MujocoRobot):
         if not isinstance(policy, OnnxPolicy):
             policy = OnnxPolicy(policy)
         self.policy = policy
-        self.loop: ControlLoop | None = None
         super().__init__(policy, model=model, fall_height=fall_height)
-        self.loop = ControlLoop(
+        self.loop: ControlLoop = ControlLoop(
             policy, self, SafetyCfg(soft_start_s=0.0) if safety is None else safety, realtime=False
         )
         self.loop.start()
@@ -101,8 +100,9 @@ class Sim2Sim(MujocoRobot):
         """`MujocoRobot.reset`, and a new policy episode (history, delay and last action
         cleared)."""
         super().reset(qpos, qvel)
-        if self.loop is not None:
-            self.loop.restart()
+        loop = getattr(self, "loop", None)  # None while MujocoRobot.__init__ resets
+        if loop is not None:
+            loop.restart()
 
     def observe(self) -> dict[str, np.ndarray]:
         """Every actor observation term, raw (before clip/scale), by term name: the robot's
