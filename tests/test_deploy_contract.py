@@ -97,6 +97,9 @@ def test_runtime_reproduces_the_env_observation_and_actions(
 ):
     env = ManagerBasedRlEnv(VARIANTS[variant](_short_cfg(task)))
     result = _check_contract(env, tmp_path, task, linear_policy_file)
+    if task.startswith("Mjlab-Velocity"):
+        (twist,) = result["meta"].commands
+        assert twist.components == ["lin_vel_x", "lin_vel_y", "ang_vel_z"]
     if variant == "delay_history":
         delays = [t.delay for t in result["meta"].observations]
         assert delays[:2] == [2, 1], "delays are exported"

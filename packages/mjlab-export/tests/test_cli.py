@@ -65,3 +65,44 @@ def test_run_exits_1_and_names_the_fault(tmp_path, go1_meta, make_policy, capsys
     assert exit_info.value.code == 1
     out = capsys.readouterr().out
     assert "fault at cycle 0 (action): |action| > 100.0" in out and "ended in damping" in out
+
+
+def test_mistakes_are_one_line_errors_and_debug_shows_the_traceback(tmp_path, policy_path, capsys):
+    not_onnx = tmp_path / "notes.onnx"
+    not_onnx.write_text("not a model")
+    for argv, message in [
+        (["inspect", str(tmp_path / "missing.onnx")], "deploy: error: No policy file at"),
+        (["bench", str(not_onnx)], "is not an ONNX model onnxruntime can load"),
+    ]:
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    with pytest.raises(FileNotFoundError):
+        main(["inspect", str(tmp_path / "missing.onnx"), "--debug"])
+
+
+def test_the_command_must_have_the_policys_values_and_out_of_range_ones_are_noted(
+    tmp_path, go1_meta, make_policy, capsys
+):
+    from mjlab.deploy import CommandSpec
+
+    pytest.importorskip("mujoco")
+    pytest.importorskip("mujoco_menagerie")
+    go1_meta.commands = [
+        CommandSpec(
+            name="twist",
+            dim=3,
+            ranges={"lin_vel_x": [-1, 1], "lin_vel_y": [-0.5, 0.5], "ang_vel_z": [-1, 1]},
+            components=["lin_vel_x", "lin_vel_y", "ang_vel_z"],
+        )
+    ]
+    path = make_policy(tmp_path / "p.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(path), "--command", "1,0,0,0", "--no-realtime", "--seconds", "0.1"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--command has 4 values; the policy's command 'twist' has 3 (lin_vel_x, " in err
+    main(["sim2sim", str(path), "--command", "0,2,0", "--seconds", "0.1"])
+    assert "note: lin_vel_y 2 is outside the trained range [-0.5, 0.5]" in capsys.readouterr().out

@@ -17,6 +17,9 @@ class CommandTerm:
     `self.metrics`, (num_envs,) tensors, averaged per episode and logged on reset).
     """
 
+    components: tuple[str, ...] = ()
+    """Names of the command vector's values in order (a deployment reads them; empty: unnamed)."""
+
     def __init__(self, cfg: CommandTermCfg, env):
         self.cfg = cfg
         self.env = env

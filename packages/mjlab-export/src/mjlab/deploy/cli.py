@@ -211,16 +211,67 @@ def sim2sim(policy_path: Path, command, seconds: float, video: Path | None):
     return sim.run(seconds=seconds, command=tuple(command), video=video)
 
 
+def check_command(policy: OnnxPolicy, command: tuple[float, ...]) -> list[str]:
+    """Notes on `command` against the policy's first command: one per component outside the
+    training range (the policy never saw it).
+
+    Raises:
+        ValueError: not exactly as many values as the policy's command has.
+    """
+    commands = policy.commands or []
+    if not commands:
+        return []
+    spec = commands[0]
+    if len(command) != spec.dim:
+        names = f" ({', '.join(spec.components)})" if spec.components else ""
+        raise ValueError(
+            f"--command has {len(command)} values; the policy's command '{spec.name}' has "
+            f"{spec.dim}{names}."
+        )
+    notes = []
+    for value, name in zip(command, spec.components, strict=False):
+        if name in spec.ranges:
+            lo, hi = spec.ranges[name]
+            if not lo <= value <= hi:
+                notes.append(
+                    f"note: {name} {value:g} is outside the trained range [{lo:g}, {hi:g}]"
+                )
+    return notes
+
+
+def _needs_sim(err: ImportError) -> str:
+    return (
+        f"{err}. `deploy sim2sim` and `deploy run --robot mujoco` need MuJoCo: "
+        "pip install 'mjlab-export[sim]'"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `deploy` command; exits 1 when sim2sim saw a fall, or `run` saw a fall
-    or a fault."""
+    or a fault, and 2 with one line on stderr for a mistake (a missing or invalid file, a bad
+    value, MuJoCo not installed); `--debug` shows the traceback instead."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    args = [a for a in args if a != "--debug"]
+    try:
+        _dispatch(args)
+    except (FileNotFoundError, ValueError, ImportError) as err:
+        if debug:
+            raise
+        message = _needs_sim(err) if isinstance(err, ImportError) else str(err)
+        print(f"deploy: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _dispatch(args: list[str]) -> None:
     cmd = tyro.cli(
         Annotated[Inspect, tyro.conf.subcommand("inspect")]
         | Annotated[Bench, tyro.conf.subcommand("bench")]
         | Annotated[Sim2sim, tyro.conf.subcommand("sim2sim")]
         | Annotated[Run, tyro.conf.subcommand("run")],
-        args=sys.argv[1:] if argv is None else argv,
+        args=args,
         prog="deploy",
+        description="Look at, time, try and run an exported mjlab policy (--debug: tracebacks).",
     )
     if isinstance(cmd, Inspect):
         print(inspect(cmd.policy))
@@ -231,6 +282,8 @@ def main(argv: list[str] | None = None) -> None:
             f"p99 {r['p99_us']:.1f} us, mean {r['mean_us']:.1f} us"
         )
     elif isinstance(cmd, Run):
+        for note in check_command(OnnxPolicy(cmd.policy), cmd.command):
+            print(note)
         stats, robot, loop = run(
             cmd.policy, cmd.robot, cmd.command, cmd.seconds, cmd.soft_start_s, cmd.realtime
         )
@@ -245,6 +298,8 @@ def main(argv: list[str] | None = None) -> None:
         if fell or stats.fault_counts():
             sys.exit(1)
     else:
+        for note in check_command(OnnxPolicy(cmd.policy), cmd.command):
+            print(note)
         report = sim2sim(cmd.policy, cmd.command, cmd.seconds, cmd.video)
         print(report.summary())
         if cmd.video is not None:

@@ -35,6 +35,8 @@ placeholders for e.g. Unitree SDK2's low-level state/command or a ROS 2 node's t
             q = np.array([low.motor[i].q for i in self.index])
             qd = np.array([low.motor[i].dq for i in self.index])
             values = {                               # raw terms by the file's func names
+                # base_lin_vel, if the policy reads it, comes from your state estimator
+                # (training saw the true velocity): e.g. self.estimator.velocity_base_frame()
                 "joint_pos_rel": q - self.default,
                 "joint_vel_rel": qd,
                 "base_ang_vel": np.asarray(low.imu.gyroscope),         # base frame, rad/s
@@ -221,7 +223,7 @@ class LoopStats:
     _counts: Counter = field(default_factory=Counter, repr=False)
 
     def add_fault(self, fault: Fault) -> None:
-        """Record a faulty cycle."""
+        """Record a faulty cycle (kept in `faults`, counted in `fault_counts()`)."""
         self.faults.append(fault)
         self._counts[fault.kind] += 1
 

@@ -18,9 +18,9 @@ import numpy as np
 
 SCHEMA_VERSION = 2
 """Version of the JSON layout this module writes; it reads versions 1..SCHEMA_VERSION.
-Version 2 added observation `delay`, `action_clip`, `clip_actions`, `joint_pos_limits` and
-`joint_vel_limit` (a version-1 file reads as delay 0, no clips and unlimited joints); files are
-always written as SCHEMA_VERSION."""
+Version 2 added observation `delay`, `action_clip`, `clip_actions`, `joint_pos_limits`,
+`joint_vel_limit` and command `components` (a version-1 file reads as delay 0, no clips,
+unlimited joints and unnamed command values); files are always written as SCHEMA_VERSION."""
 METADATA_KEY = "mjlab.deployment"
 """ONNX `metadata_props` key of the JSON document."""
 FLAT_KEYS = (
@@ -175,6 +175,9 @@ class CommandSpec:
     """Values in the command vector (positive)."""
     ranges: dict[str, list[float]] = field(default_factory=dict)
     """Training ranges [lo, hi] per component, e.g. {"lin_vel_x": [-1, 1]}."""
+    components: list[str] = field(default_factory=list)
+    """Names of the command vector's values in order, e.g. ["lin_vel_x", "lin_vel_y",
+    "ang_vel_z"] (v2); empty: unnamed."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -194,6 +197,13 @@ class CommandSpec:
                 )
             ranges[str(key)] = lo_hi
         self.ranges = ranges
+        names = _sequence(self.components, f"commands '{self.name}'.components")
+        if names and (len(names) != self.dim or not all(isinstance(c, str) and c for c in names)):
+            raise ValueError(
+                f"Command '{self.name}': components must be {self.dim} names (one per value) or "
+                f"empty, got {names}."
+            )
+        self.components = [str(c) for c in names]
 
 
 @dataclass(kw_only=True)

@@ -32,8 +32,9 @@ class OnnxPolicy:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: metadata missing (unless allowed), malformed, or inconsistent with the
-            network's input/output sizes; the message names the field.
+        ValueError: not an ONNX model onnxruntime can load; metadata missing (unless allowed),
+            malformed, or inconsistent with the network's input/output sizes (the message
+            names the field).
     """
 
     def __init__(
@@ -55,9 +56,14 @@ class OnnxPolicy:
         options.intra_op_num_threads = intra_op_threads
         options.inter_op_num_threads = inter_op_threads
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        self.session = ort.InferenceSession(
-            str(self.path), options, providers=["CPUExecutionProvider"]
-        )
+        try:
+            self.session = ort.InferenceSession(
+                str(self.path), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as err:  # onnxruntime's own exception types (InvalidProtobuf, ...)
+            raise ValueError(
+                f"{self.path} is not an ONNX model onnxruntime can load: {err}"
+            ) from err
         props = self.session.get_modelmeta().custom_metadata_map
         self.metadata: DeploymentMetadata | None = None
         if METADATA_KEY in props:

@@ -152,7 +152,14 @@ def metadata_from_env(
         rng = {}
         if dataclasses.is_dataclass(ranges):
             rng = {k: list(v) for k, v in dataclasses.asdict(ranges).items() if v is not None}
-        commands.append(CommandSpec(name=name, dim=int(cmd.command.shape[-1]), ranges=rng))
+        commands.append(
+            CommandSpec(
+                name=name,
+                dim=int(cmd.command.shape[-1]),
+                ranges=rng,
+                components=list(getattr(cmd, "components", ())),
+            )
+        )
     init = entity.cfg.init_state
     menagerie = getattr(entity.cfg, "menagerie", None)
     oid = None

@@ -34,6 +34,7 @@ class UniformVelocityCommand(CommandTerm):
     """
 
     cfg: UniformVelocityCommandCfg
+    components = ("lin_vel_x", "lin_vel_y", "ang_vel_z")
 
     def __init__(self, cfg: UniformVelocityCommandCfg, env):
         super().__init__(cfg, env)
