@@ -22,7 +22,7 @@ from mjlab.managers import (
 )
 from mjlab.scene import Scene
 from mjlab.sim import Simulation
-from mjlab.utils.config import copy_config
+from mjlab.utils.config import copy_config, validate_config
 
 VecEnvObs = dict[str, torch.Tensor | dict[str, torch.Tensor]]
 
@@ -47,8 +47,12 @@ class ManagerBasedRlEnv:
             the same seed (each draw is then copied to the device: for comparisons, not speed).
 
     Raises:
-        ValueError: a config error (unknown entity, regex with no match, missing reward
-            weight, a term whose output has the wrong shape or dtype), naming the term.
+        mjlab.utils.config.ConfigError (a ValueError): an invalid field anywhere in `cfg`
+            (checked again here: fields edited after the config was made), named by its path,
+            e.g. `cfg.observations['actor'].terms['joint_pos']: ObservationTermCfg.delay ...`.
+        ValueError: a config error found while building (unknown entity, regex with no match,
+            missing reward weight, a term whose output has the wrong shape or dtype), naming the
+            term.
     """
 
     metadata: ClassVar[dict] = {"render_modes": [None, "rgb_array"]}
@@ -61,6 +65,8 @@ class ManagerBasedRlEnv:
         render_mode: str | None = None,
         rng_device: str | torch.device | None = None,
     ):
+        # The whole config, again: fields edited after construction are checked here.
+        validate_config(cfg)
         self.cfg = copy_config(cfg)
         cfg = self.cfg
         self.device = torch.device(device)
@@ -222,6 +228,11 @@ class ManagerBasedRlEnv:
         self.sim.reset(env_ids, forward=False)
         self.scene.reset(env_ids)
         self.event_manager.apply("reset", env_ids)
+        if self.cfg.sim.check_divergence:
+            # Before the forward: C MuJoCo's forward already auto-resets a world whose state is
+            # invalid (NaN, |qvel| > 1e10), silently. Such a reset counts as a divergence of the
+            # world's next step.
+            self.sim.flag_invalid_state(env_ids)
         self.sim.forward(env_ids)
         log = self.extras.setdefault("log", {})
         for manager in (

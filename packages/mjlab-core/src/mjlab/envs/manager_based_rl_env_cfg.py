@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 from mjlab.managers import (
     ActionTermCfg,
@@ -16,6 +18,18 @@ from mjlab.managers import (
 )
 from mjlab.scene import SceneCfg
 from mjlab.sim import SimulationCfg
+from mjlab.utils.config import check_int
+
+_TERM_DICTS = {
+    "observations": ObservationGroupCfg,
+    "actions": ActionTermCfg,
+    "rewards": RewardTermCfg,
+    "terminations": TerminationTermCfg,
+    "events": EventTermCfg,
+    "commands": CommandTermCfg,
+    "curriculum": CurriculumTermCfg,
+    "metrics": MetricsTermCfg,
+}
 
 
 @dataclass(kw_only=True)
@@ -39,6 +53,11 @@ class ViewerCfg:
     """Frame height, pixels."""
 
     def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field when a value is invalid (called at construction
+        and by `mjlab.utils.config.validate_config` when an env is built)."""
         if self.width < 1 or self.height < 1:
             raise ValueError(
                 f"ViewerCfg.width and height must be >= 1 pixel, got {self.width}x{self.height}."
@@ -83,13 +102,48 @@ class ManagerBasedRlEnvCfg:
     """True: reaching the time limit is a true end of the task (no bootstrapping)."""
     viewer: ViewerCfg = field(default_factory=ViewerCfg)
     """Rendering options (camera, frame size)."""
+    nonfinite_rewards: Literal["count", "raise"] = "count"
+    """A reward term returning NaN/Inf: "count" (0 in the reward, counted and logged per term,
+    warned once) or "raise" (FloatingPointError at once; syncs the device every step)."""
 
     def __post_init__(self) -> None:
-        if self.decimation < 1:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field when a value is invalid (called at construction
+        and by `mjlab.utils.config.validate_config` when an env is built)."""
+        check_int(
+            self.decimation, "ManagerBasedRlEnvCfg.decimation", 1, "physics steps per policy step"
+        )
+        length = self.episode_length_s
+        if (
+            isinstance(length, bool)
+            or not isinstance(length, (int, float))
+            or not (math.isfinite(length) and length > 0)
+        ):
             raise ValueError(
-                f"ManagerBasedRlEnvCfg.decimation must be >= 1, got {self.decimation}."
+                f"ManagerBasedRlEnvCfg.episode_length_s must be a finite number of seconds > 0, "
+                f"got {length!r}."
             )
-        if not self.episode_length_s > 0:
+        if self.nonfinite_rewards not in ("count", "raise"):
             raise ValueError(
-                f"ManagerBasedRlEnvCfg.episode_length_s must be > 0, got {self.episode_length_s}."
+                f"ManagerBasedRlEnvCfg.nonfinite_rewards is {self.nonfinite_rewards!r}; use "
+                "'count' or 'raise'."
             )
+        if self.seed is not None:
+            check_int(self.seed, "ManagerBasedRlEnvCfg.seed", 0, "None: 0")
+        for name, kind in _TERM_DICTS.items():
+            terms = getattr(self, name)
+            if not isinstance(terms, dict):
+                raise ValueError(
+                    f"ManagerBasedRlEnvCfg.{name} must be a dict of name -> {kind.__name__} "
+                    "(or None), got "
+                    f"{type(terms).__name__}."
+                )
+            for key, term in terms.items():
+                if term is not None and not isinstance(term, kind):
+                    raise ValueError(
+                        f"ManagerBasedRlEnvCfg.{name}['{key}'] is {term!r} "
+                        f"({type(term).__name__}); expected a "
+                        f"{kind.__name__}, or None to disable it."
+                    )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg  # noqa: F401  (re-exported)
+from mjlab.utils.config import check_int, check_range
 from mjlab.utils.math import rand, randn
 
 
@@ -22,8 +24,21 @@ class ManagerTermBaseCfg:
     """Keyword arguments; `SceneEntityCfg` values are resolved against the scene at start."""
 
     def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field when the term config is invalid (called at
+        construction and by `validate_config` when an env is built)."""
         if not callable(self.func):
-            raise ValueError(f"{type(self).__name__}.func must be callable, got {self.func!r}.")
+            raise ValueError(
+                f"{type(self).__name__}.func must be a function or class, got {self.func!r} "
+                f"({type(self.func).__name__}); e.g. func=mdp.joint_pos_rel."
+            )
+        if not isinstance(self.params, dict):
+            raise ValueError(
+                f"{type(self).__name__}.params must be a dict of keyword arguments, got "
+                f"{type(self.params).__name__}."
+            )
 
 
 # -- observations ---------------------------------------------------------------------------------
@@ -82,12 +97,22 @@ class ObservationTermCfg(ManagerTermBaseCfg):
     flatten_history_dim: bool = True
     """Flatten (num_envs, history, dim) to (num_envs, history * dim), oldest first."""
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.delay < 0 or self.history_length < 0:
-            raise ValueError("ObservationTermCfg.delay and history_length must be >= 0.")
-        if self.clip is not None and not self.clip[0] <= self.clip[1]:
-            raise ValueError(f"ObservationTermCfg.clip must be (min, max), got {self.clip}.")
+    def validate(self) -> None:
+        super().validate()
+        check_int(self.delay, "ObservationTermCfg.delay", 0, "env steps of latency; 0: none")
+        check_int(
+            self.history_length, "ObservationTermCfg.history_length", 0, "past values; 0: none"
+        )
+        if self.clip is not None:
+            try:
+                lo, hi = self.clip
+                ok = lo <= hi
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise ValueError(
+                    f"ObservationTermCfg.clip must be (min, max) with min <= max, got {self.clip!r}."
+                )
 
 
 @dataclass(kw_only=True)
@@ -105,6 +130,28 @@ class ObservationGroupCfg:
     flatten_history_dim: bool = True
     """Group-level override used with `history_length`."""
 
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field when the group is invalid."""
+        if not isinstance(self.terms, dict):
+            raise ValueError(
+                f"ObservationGroupCfg.terms must be a dict of name -> ObservationTermCfg, got "
+                f"{type(self.terms).__name__}."
+            )
+        for name, term in self.terms.items():
+            if term is not None and not isinstance(term, ObservationTermCfg):
+                raise ValueError(
+                    f"ObservationGroupCfg.terms['{name}'] is {term!r} ({type(term).__name__}); "
+                    "give ObservationTermCfg(func=...) (e.g. func=mdp.base_lin_vel), or None "
+                    "to disable the term."
+                )
+        if self.history_length is not None:
+            check_int(
+                self.history_length, "ObservationGroupCfg.history_length", 0, "None: per term"
+            )
+
 
 # -- actions ----------------------------------------------------------------------------------------
 @dataclass(kw_only=True)
@@ -118,6 +165,19 @@ class ActionTermCfg:
     clip: tuple[float, float] | None = None
     """Clamp the processed action to (min, max)."""
 
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field when the term config is invalid."""
+        if not isinstance(self.class_type, type):
+            raise ValueError(
+                f"{type(self).__name__}.class_type must be an action term class, got "
+                f"{self.class_type!r}."
+            )
+        if self.clip is not None:
+            check_range(self.clip, f"{type(self).__name__}.clip")
+
 
 # -- rewards, terminations, curriculum, metrics --------------------------------------------------
 @dataclass(kw_only=True)
@@ -126,6 +186,14 @@ class RewardTermCfg(ManagerTermBaseCfg):
 
     weight: float | None = None
     """Multiplier on the term (required; 0 disables the term)."""
+
+    def validate(self) -> None:
+        super().validate()
+        w = self.weight
+        if w is not None and (
+            isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w)
+        ):
+            raise ValueError(f"RewardTermCfg.weight must be a finite number, got {w!r}.")
 
 
 @dataclass(kw_only=True)
@@ -160,12 +228,19 @@ class EventTermCfg(ManagerTermBaseCfg):
     is_global_time: bool = False
     """interval mode: one timer for all envs (True) or one per env (False)."""
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
+    def validate(self) -> None:
+        super().validate()
         if self.mode not in ("startup", "reset", "interval"):
-            raise ValueError(f"EventTermCfg.mode '{self.mode}' not in startup/reset/interval.")
-        if self.mode == "interval" and self.interval_range_s is None:
-            raise ValueError("EventTermCfg.interval_range_s is required with mode='interval'.")
+            raise ValueError(
+                f"EventTermCfg.mode is {self.mode!r}; use 'startup', 'reset' or 'interval'."
+            )
+        if self.mode == "interval":
+            if self.interval_range_s is None:
+                raise ValueError(
+                    "EventTermCfg.interval_range_s is required with mode='interval', e.g. "
+                    "(10.0, 15.0) s."
+                )
+            check_range(self.interval_range_s, "EventTermCfg.interval_range_s", " (s)", True)
 
 
 # -- commands ---------------------------------------------------------------------------------------
@@ -177,3 +252,17 @@ class CommandTermCfg:
     """The term class, constructed as `class_type(cfg, env)`."""
     resampling_time_range: tuple[float, float] = (10.0, 10.0)
     """Time between resamples, s, drawn per env."""
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field when the command config is invalid."""
+        if not isinstance(self.class_type, type):
+            raise ValueError(
+                f"{type(self).__name__}.class_type must be a command term class, got "
+                f"{self.class_type!r}."
+            )
+        check_range(
+            self.resampling_time_range, f"{type(self).__name__}.resampling_time_range", " (s)", True
+        )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from mjlab.managers.manager_base import ManagerBase
@@ -11,7 +13,13 @@ from mjlab.managers.manager_term_config import RewardTermCfg
 class RewardManager(ManagerBase):
     """reward = sum_i weight_i * term_i * step_dt. Episode sums are logged on reset as
     `Episode_Reward/<term>`: the episode's sum divided by the max episode length in seconds
-    (Isaac Lab's convention, so values are comparable across episode lengths)."""
+    (Isaac Lab's convention, so values are comparable across episode lengths).
+
+    A term value that is NaN or Inf counts as 0 and is counted: the counts since the last reset
+    are logged as `Metrics/nonfinite_reward/<term>` (only when not zero) and the first one of
+    each term is warned about, naming it. With `cfg.nonfinite_rewards = "raise"` the step raises
+    instead (one host sync per term and step: a debugging setting).
+    """
 
     kind = "Reward term"
 
@@ -32,6 +40,9 @@ class RewardManager(ManagerBase):
         self._episode_sums = {k: torch.zeros(n, device=env.device) for k in self.terms}
         self._step_reward = torch.zeros(n, len(self.terms), device=env.device)
         self._reward_buf = torch.zeros(n, device=env.device)
+        self._nonfinite = torch.zeros(len(self.terms), dtype=torch.long, device=env.device)
+        self._warned: set[str] = set()
+        self._raise = getattr(env.cfg, "nonfinite_rewards", "count") == "raise"
 
     @property
     def active_terms(self) -> list[str]:
@@ -44,13 +55,25 @@ class RewardManager(ManagerBase):
         return self._step_reward
 
     def compute(self, dt: float) -> torch.Tensor:
-        """(num_envs,) reward of this step; non-finite term values count as 0."""
+        """(num_envs,) reward of this step; non-finite term values count as 0 (and are
+        counted per term).
+
+        Raises:
+            FloatingPointError: with `nonfinite_rewards="raise"`, a term returned NaN/Inf (the
+                term and the envs are named).
+        """
         self._reward_buf.zero_()
         for i, (name, term) in enumerate(self.terms.items()):
-            value = torch.nan_to_num(
-                term.func(self.env, **term.params), nan=0.0, posinf=0.0, neginf=0.0
-            )
-            value = value * (term.weight * dt)
+            value = term.func(self.env, **term.params)
+            bad = ~torch.isfinite(value)
+            if self._raise and bool(bad.any()):
+                envs = bad.nonzero().flatten().tolist()
+                raise FloatingPointError(
+                    f"Reward term '{name}' returned NaN/Inf for envs {envs[:10]} "
+                    "(cfg.nonfinite_rewards='raise')."
+                )
+            self._nonfinite[i] += bad.sum()
+            value = value.masked_fill(bad, 0.0) * (term.weight * dt)
             self._reward_buf += value
             self._episode_sums[name] += value
             self._step_reward[:, i] = value / dt
@@ -59,6 +82,20 @@ class RewardManager(ManagerBase):
     def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
         log: dict[str, float] = {}
         seconds = self.env.max_episode_length_s
+        # Resets already read the episode sums back; the counts come with them.
+        for name, count in zip(self.terms, self._nonfinite.tolist(), strict=True):
+            if count:
+                log[f"Metrics/nonfinite_reward/{name}"] = float(count)
+                if name not in self._warned:
+                    self._warned.add(name)
+                    warnings.warn(
+                        f"Reward term '{name}' returned NaN/Inf ({count} values so far); they "
+                        "count as 0 and are logged as Metrics/nonfinite_reward/" + name + ". "
+                        "Set cfg.nonfinite_rewards='raise' to stop at the first one.",
+                        RuntimeWarning,
+                        stacklevel=2,
+                    )
+        self._nonfinite.zero_()
         for name, term in self.terms.items():
             log[f"Episode_Reward/{name}"] = (
                 self._episode_sums[name][env_ids].mean() / seconds

@@ -30,6 +30,11 @@ class SceneCfg:
     """Scene sensors."""
 
     def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field when a value is invalid (called at construction
+        and by `mjlab.utils.config.validate_config` when an env is built)."""
         if self.num_envs < 1:
             raise ValueError(f"SceneCfg.num_envs must be >= 1, got {self.num_envs}.")
         names = [s.name for s in self.sensors]

@@ -27,10 +27,8 @@ import torch
 import warp as wp
 
 from mjlab.sim.sim_cfg import SimulationCfg
+from mjlab.sim.simulation import MAXVAL as _MAXVAL
 from mjlab.sim.simulation import STATE_FIELDS
-
-_MAXVAL = 1e10
-"""C MuJoCo's mjMAXVAL: mj_checkPos/Vel/Acc reset a world whose state exceeds it."""
 
 # Model fields that mujoco_warp.set_const writes (its docstring). Each is made per-world before
 # the first set_const, so that every world keeps the constants of its own fields.

@@ -67,6 +67,11 @@ class MujocoCfg:
     """MuJoCo enable flags by name without prefix, e.g. ("energy",)."""
 
     def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field when a value is invalid (called at construction
+        and by `mjlab.utils.config.validate_config` when an env is built)."""
         if not self.timestep > 0:
             raise ValueError(f"MujocoCfg.timestep must be > 0 s, got {self.timestep}.")
         for name, table in (
@@ -128,6 +133,11 @@ class SimulationCfg:
     instability (BADQPOS/BADQVEL/BADQACC warnings)."""
 
     def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field when a value is invalid (called at construction
+        and by `mjlab.utils.config.validate_config` when an env is built)."""
         if self.backend not in ("auto", "mujoco", "warp"):
             raise ValueError(
                 f"SimulationCfg.backend='{self.backend}' is not one of 'auto', 'mujoco', 'warp'."

@@ -13,6 +13,9 @@ from mjlab.sim.sim_cfg import SimulationCfg
 # Fields whose views are reshaped to the natural (num_envs, n, 3, 3) matrix layout.
 _MATRIX_FIELDS = {"xmat", "ximat", "geom_xmat", "site_xmat", "cam_xmat"}
 # MjData fields held in the state rows (writable, persistent); everything else is an output.
+MAXVAL = 1e10
+"""C MuJoCo's mjMAXVAL: mj_checkPos/Vel/Acc reset a world whose qpos/qvel/qacc exceed it; both
+backends flag such a world as diverged."""
 STATE_FIELDS = (
     "time",
     "qpos",
@@ -148,6 +151,25 @@ class Simulation:
         self._backend.step(nstep)
         if self.cfg.check_divergence:
             self.diverged |= self._backend.newly_diverged().to(self.device, non_blocking=True)
+
+    def flag_invalid_state(self, env_ids: torch.Tensor | np.ndarray | None = None) -> None:
+        """Flag in `diverged` the worlds `env_ids` (None: all) whose qpos or qvel is NaN/Inf or
+        beyond 1e10 (mjMAXVAL, the bound of mj_checkPos/Vel).
+
+        Call it after writing a state and before `forward`: C MuJoCo's forward (and next step)
+        would silently reset such a world, which the clock-rewind check cannot see from time 0
+        (a reset event that wrote an absurd velocity, a NaN state). Tensor operations only: no
+        host sync.
+        """
+        bad = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
+        for name in ("qpos", "qvel"):
+            value = getattr(self.data, name)
+            bad |= ~(torch.isfinite(value) & (value.abs() <= MAXVAL)).all(dim=1)
+        if env_ids is None:
+            self.diverged |= bad
+        else:
+            ids = torch.as_tensor(env_ids, device=self.device, dtype=torch.long)
+            self.diverged[ids] |= bad[ids]
 
     def forward(self, env_ids: torch.Tensor | np.ndarray | None = None) -> None:
         """Recompute derived quantities (mj_forward) of the worlds `env_ids` (None: all) from their

@@ -29,3 +29,72 @@ def copy_config(value: T) -> T:
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return tuple(copy_config(v) for v in value)  # type: ignore[return-value]
     return value
+
+
+class ConfigError(ValueError):
+    """An invalid config field; the message starts with the field's path from the root config
+    (e.g. `cfg.observations['actor'].terms['joint_pos']`) and says how to fix it."""
+
+
+def validate_config(cfg: object, root: str = "cfg") -> None:
+    """Check a whole config: call `validate()` on every dataclass in it that has one (parents
+    before their fields), walking dataclass fields, dicts, lists and tuples.
+
+    Each config class has one `validate()`, also called by its `__post_init__`, so a value
+    edited after construction (the normal way to change a task) is checked again here, when the
+    env is built.
+
+    Raises:
+        ConfigError: the first invalid field, named by its path from `root`.
+    """
+    _validate(cfg, root, set())
+
+
+def _validate(value: object, path: str, seen: set[int]) -> None:
+    if id(value) in seen:
+        return
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        seen.add(id(value))
+        check = getattr(value, "validate", None)
+        if callable(check):
+            try:
+                check()
+            except ConfigError:
+                raise
+            except ValueError as err:
+                raise ConfigError(f"{path}: {err}") from None
+        for f in dataclasses.fields(value):
+            _validate(getattr(value, f.name), f"{path}.{f.name}", seen)
+    elif isinstance(value, dict):
+        seen.add(id(value))
+        for key, item in value.items():
+            _validate(item, f"{path}[{key!r}]", seen)
+    elif isinstance(value, (list, tuple)):
+        seen.add(id(value))
+        for i, item in enumerate(value):
+            _validate(item, f"{path}[{i}]", seen)
+
+
+def check_int(value: object, name: str, minimum: int, meaning: str = "") -> None:
+    """Raise ValueError unless `value` is an int (not a bool) >= `minimum`; `meaning` says what
+    the field is, for the message."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        hint = f" ({meaning})" if meaning else ""
+        raise ValueError(f"{name} must be an integer >= {minimum}{hint}, got {value!r}.")
+
+
+def check_range(value: object, name: str, unit: str = "", positive: bool = False) -> None:
+    """Raise ValueError unless `value` is a pair (lo, hi) of finite numbers with lo <= hi (and
+    lo > 0 with `positive`)."""
+    import math
+
+    try:
+        lo, hi = value  # type: ignore[misc]
+        ok = math.isfinite(lo) and math.isfinite(hi) and lo <= hi and (lo > 0 or not positive)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        need = "0 < lo <= hi" if positive else "lo <= hi"
+        raise ValueError(
+            f"{name} must be a (lo, hi) pair of numbers{unit} with {need}, got {value!r}."
+        )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import shutil
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -99,37 +100,82 @@ def dump_params(log_dir: Path, env_cfg: Any, agent_cfg: Any) -> None:
     (params / "agent.yaml").write_text(yaml.safe_dump(to_plain(agent_cfg), sort_keys=False))
 
 
+def check_folder_name(value: str, field: str) -> None:
+    """Raise ValueError unless `value` is usable as one folder name: not "." or "..", no path
+    separator (an experiment name must not write outside the log root)."""
+    if value in (".", "..") or "/" in value or "\\" in value or "\0" in value:
+        raise ValueError(
+            f"{field} {value!r} must be a plain folder name (no '/', '\\' or '..'), e.g. "
+            "'go1_velocity'."
+        )
+
+
 def new_run_dir(log_root: Path, experiment: str, run_name: str) -> Path:
+    """Create a new, empty run folder <log_root>/<experiment>/<timestamp>[_<run_name>] and
+    return it. It is created exclusively (an atomic mkdir that fails if the folder exists), so
+    two runs started in the same second get two folders (the second gets a suffix _1, _2, ...).
+
+    Raises:
+        ValueError: `experiment` is empty or not a plain folder name, or `run_name` is not one.
+    """
+    if not experiment:
+        raise ValueError("agent.experiment_name must not be empty, e.g. 'go1_velocity'.")
+    check_folder_name(experiment, "agent.experiment_name")
+    if run_name:
+        check_folder_name(run_name, "agent.run_name")
     stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
-    return log_root / experiment / (f"{stamp}_{run_name}" if run_name else stamp)
+    base = f"{stamp}_{run_name}" if run_name else stamp
+    parent = log_root / experiment
+    parent.mkdir(parents=True, exist_ok=True)
+    for k in range(10_000):
+        folder = parent / (base if k == 0 else f"{base}_{k}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise FileExistsError(f"No free run folder name like {parent / base}.")
+
+
+def remove_unused_run_dir(folder: Path) -> bool:
+    """Remove a run folder that holds no checkpoint (a run that failed at start-up); returns
+    whether it was removed. A folder with any `*.pt` file is kept."""
+    if folder.is_dir() and not any(folder.rglob("*.pt")):
+        shutil.rmtree(folder, ignore_errors=True)
+        return True
+    return False
 
 
 def find_checkpoint(experiment_dir: Path, load_run: str, load_checkpoint: str) -> Path:
-    """The latest (alphabetical) run matching `load_run` and in it the latest checkpoint matching
-    `load_checkpoint` (model_<iteration>.pt sorted by iteration).
+    """The newest run (by name: run folders start with their timestamp) that matches `load_run`
+    and has a checkpoint matching `load_checkpoint`, and in it the latest such checkpoint
+    (model_<iteration>.pt sorted by iteration). Runs without a matching checkpoint (the run
+    being started, one that failed early) are skipped.
 
     Raises:
         FileNotFoundError: naming what was searched.
     """
     runs = sorted(
-        p for p in experiment_dir.glob("*") if p.is_dir() and re.fullmatch(load_run, p.name)
+        (p for p in experiment_dir.glob("*") if p.is_dir() and re.fullmatch(load_run, p.name)),
+        reverse=True,
     )
     if not runs:
         raise FileNotFoundError(f"No run folder in {experiment_dir} matches load_run='{load_run}'.")
-    run = runs[-1]
 
     def order(p: Path) -> tuple:
         m = re.search(r"(\d+)", p.stem)
         return (int(m.group(1)) if m else -1, p.name)
 
-    ckpts = sorted(
-        (p for p in run.glob("*.pt") if re.fullmatch(load_checkpoint, p.name)), key=order
-    )
-    if not ckpts:
-        raise FileNotFoundError(
-            f"No checkpoint in {run} matches load_checkpoint='{load_checkpoint}'."
+    for run in runs:
+        ckpts = sorted(
+            (p for p in run.glob("*.pt") if re.fullmatch(load_checkpoint, p.name)), key=order
         )
-    return ckpts[-1]
+        if ckpts:
+            return ckpts[-1]
+    raise FileNotFoundError(
+        f"No run folder in {experiment_dir} matching load_run='{load_run}' has a checkpoint "
+        f"matching load_checkpoint='{load_checkpoint}'."
+    )
 
 
 def configure_wandb(logger: str) -> None:

@@ -66,6 +66,9 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         if hasattr(env, _COUNTER_KEY):
             infos["env_state"] = {_COUNTER_KEY: int(getattr(env, _COUNTER_KEY))}
         saved["infos"] = infos
+        # Temp files of a save that was killed (kill -9, power loss) are never renamed: drop them.
+        for stale in path.parent.glob(".*.pt.*.tmp"):
+            stale.unlink(missing_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         os.close(fd)
         tmp = Path(tmp_name)

@@ -54,8 +54,7 @@ def _cfg_types():
 
 def run(task_id: str, cfg: Any) -> list:
     from mjlab.rl import to_rsl_rl_train_cfg
-    from mjlab.rl.cli import choose_device, new_run_dir
-    from rlightning.policy import TrainConfig
+    from mjlab.rl.cli import choose_device, new_run_dir, remove_unused_run_dir
 
     device = choose_device(cfg.device)
     cfg.env.seed = cfg.agent.seed
@@ -63,6 +62,17 @@ def run(task_id: str, cfg: Any) -> list:
     run_dir = new_run_dir(
         Path(cfg.log_root).resolve(), cfg.agent.experiment_name, cfg.agent.run_name
     )
+    try:
+        return _run(task_id, cfg, device, train_cfg, run_dir)
+    except BaseException:
+        # A run that failed before its first checkpoint leaves no folder behind.
+        remove_unused_run_dir(run_dir)
+        raise
+
+
+def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) -> list:
+    from rlightning.policy import TrainConfig
+
     train_config = TrainConfig(
         max_iterations=cfg.agent.max_iterations,
         save_interval=cfg.agent.save_interval,

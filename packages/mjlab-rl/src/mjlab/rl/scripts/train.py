@@ -25,6 +25,7 @@ from mjlab.rl.cli import (
     find_checkpoint,
     new_run_dir,
     parse_task_cli,
+    remove_unused_run_dir,
 )
 from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
 from mjlab.rl.runner import MjlabOnPolicyRunner
@@ -80,12 +81,21 @@ def run(task_id: str, cfg: TrainCfg) -> Path:
     cfg.env.seed = cfg.agent.seed
     configure_wandb(cfg.agent.logger)
     log_root = Path(cfg.log_root).resolve()
-    log_dir = new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name)
     resume_path = None
     if cfg.agent.resume:
         resume_path = find_checkpoint(
             log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
         )
+    log_dir = new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name)
+    try:
+        return _train(task_id, cfg, device, log_dir, resume_path)
+    except BaseException:
+        # A run that failed before its first checkpoint leaves no folder behind.
+        remove_unused_run_dir(log_dir)
+        raise
+
+
+def _train(task_id: str, cfg: TrainCfg, device: str, log_dir: Path, resume_path) -> Path:
     print(f"[mjlab] task: {task_id}  run folder: {log_dir}")
     dump_params(log_dir, cfg.env, cfg.agent)
 

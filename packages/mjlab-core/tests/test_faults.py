@@ -1,0 +1,78 @@
+"""Faults are counted, never silently lost: physics that is invalid right after a reset, and
+reward terms that return NaN."""
+
+import pytest
+import torch
+
+from mjlab.envs import ManagerBasedRlEnv
+from mjlab.managers import EventTermCfg, RewardTermCfg
+from mjlab.tasks import load_env_cfg
+
+
+def _absurd_velocity_in_env_0(env, env_ids, asset_name="cartpole"):
+    """Reset event: env 0 starts with a velocity far beyond mjMAXVAL (1e10)."""
+    entity = env.scene[asset_name]
+    ids = env_ids[env_ids == 0]
+    if len(ids):
+        pos = entity.data.default_joint_pos[ids]
+        vel = torch.full_like(pos, 1e12)
+        entity.write_joint_state_to_sim(pos, vel, env_ids=ids)
+
+
+def _nan_for_env_1(env):
+    value = torch.zeros(env.num_envs, device=env.device)
+    value[1] = float("nan")
+    return value
+
+
+def _cartpole(**changes):
+    cfg = load_env_cfg("Mjlab-Cartpole-Balance")
+    cfg.scene.num_envs = 3
+    for key, value in changes.items():
+        setattr(cfg, key, value)
+    return cfg
+
+
+def test_a_world_invalid_right_after_reset_counts_as_physics_divergence():
+    cfg = _cartpole()
+    cfg.events["absurd"] = EventTermCfg(func=_absurd_velocity_in_env_0, mode="reset")
+    env = ManagerBasedRlEnv(cfg)
+    env.reset(seed=0)
+    assert env.sim.diverged.tolist() == [True, False, False]
+    _, reward, terminated, truncated, extras = env.step(torch.zeros(3, 1))
+    assert float(extras["log"]["Metrics/physics_divergence"]) == 1.0
+    assert terminated.tolist() == [True, False, False] and not truncated[0]
+    assert reward[0] == 0.0
+
+
+def test_a_nan_reward_term_is_counted_per_term_and_warned_about_once():
+    cfg = _cartpole()
+    cfg.rewards["broken"] = RewardTermCfg(func=_nan_for_env_1, weight=1.0)
+    env = ManagerBasedRlEnv(cfg)
+    env.reset(seed=0)
+    for _ in range(4):
+        _, reward, *_ = env.step(torch.zeros(3, 1))
+        assert torch.isfinite(reward).all()
+    with pytest.warns(RuntimeWarning, match="Reward term 'broken' returned NaN/Inf \\(4 values"):
+        env.reset(seed=0)
+    log = env.extras["log"]
+    assert log["Metrics/nonfinite_reward/broken"] == 4.0
+    assert "Metrics/nonfinite_reward/alive" not in log
+    env.step(torch.zeros(3, 1))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per term
+        env.reset(seed=0)
+    assert env.extras["log"]["Metrics/nonfinite_reward/broken"] == 1.0
+
+
+def test_nonfinite_rewards_raise_names_the_term_and_the_envs():
+    cfg = _cartpole(nonfinite_rewards="raise")
+    cfg.rewards["broken"] = RewardTermCfg(func=_nan_for_env_1, weight=1.0)
+    env = ManagerBasedRlEnv(cfg)
+    env.reset(seed=0)
+    with pytest.raises(
+        FloatingPointError, match=r"Reward term 'broken' returned NaN/Inf for envs \[1\]"
+    ):
+        env.step(torch.zeros(3, 1))

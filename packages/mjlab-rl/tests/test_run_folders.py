@@ -1,0 +1,68 @@
+"""Run folders: never shared between runs, never outside the log root, never left empty by a
+failed start; resume finds the newest run that has a checkpoint; stale temp files go away."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mjlab.rl.cli import find_checkpoint, new_run_dir
+
+
+def test_two_runs_started_in_the_same_second_get_two_folders(tmp_path):
+    folders = [new_run_dir(tmp_path, "exp", "") for _ in range(3)]
+    assert len(set(folders)) == 3 and all(f.is_dir() for f in folders)
+    # Within one second the later ones get suffixes: <stamp>_1, <stamp>_2.
+    same_second = [f for f in folders if f.name.startswith(folders[0].name)]
+    assert [f.name for f in same_second][1:] == [
+        f"{folders[0].name}_{k}" for k in range(1, len(same_second))
+    ]
+
+
+@pytest.mark.parametrize("name", ["..", "a/b", "../escape", "a\\b", "."])
+def test_an_experiment_name_that_is_not_a_plain_folder_is_refused(tmp_path, name):
+    with pytest.raises(ValueError, match="must be a plain folder name"):
+        new_run_dir(tmp_path / "logs", name, "")
+    assert not (tmp_path / "logs").exists() or not any((tmp_path / "logs").rglob("*"))
+
+
+def test_resume_picks_the_newest_run_that_has_a_checkpoint(tmp_path):
+    old = tmp_path / "2026-01-01_00-00-00"
+    (old / "sub").mkdir(parents=True)
+    for it in (5, 50, 10):
+        (old / f"model_{it}.pt").write_bytes(b"x")
+    (tmp_path / "2026-06-01_00-00-00").mkdir()  # newer, failed before any checkpoint
+    assert find_checkpoint(tmp_path, ".*", r"model_.*\.pt") == old / "model_50.pt"
+    with pytest.raises(FileNotFoundError, match="has a checkpoint matching"):
+        find_checkpoint(tmp_path, ".*", r"model_999\.pt")
+
+
+def test_the_next_save_removes_temp_files_of_a_killed_save(tmp_path):
+    sys.path.insert(0, os.path.dirname(__file__))
+    from test_runner import _runner
+
+    stale = tmp_path / ".model_3.pt.abc123.tmp"
+    stale.write_bytes(b"half a checkpoint")
+    runner = _runner()
+    runner.save(str(tmp_path / "model_4.pt"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model_4.pt"]
+
+
+def test_a_run_that_fails_at_start_up_leaves_no_folder(tmp_path):
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", WANDB_MODE="offline")
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "mjlab.rl.scripts.train", "Mjlab-Cartpole-Balance"),
+            *("--env.decimation", "0", "--agent.max-iterations", "1"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode != 0
+    assert "decimation must be an integer >= 1" in result.stderr
+    logs = tmp_path / "logs" / "rsl_rl" / "cartpole"
+    assert not logs.exists() or not any(logs.iterdir()), list(logs.iterdir())
