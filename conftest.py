@@ -14,8 +14,8 @@ if "MENAGERIE_ROOT" not in os.environ and _MIRROR.is_dir():
 
 # Headless rendering for video tests; a user's own choice wins.
 os.environ.setdefault("MUJOCO_GL", "egl")
-# Local Ray clusters in tests bind to 127.0.0.1 only and need no auth token.
-os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+# Local Ray clusters in tests need no auth token (they bind to 127.0.0.1 by themselves:
+# rlightning.engine.loopback_only_ray).
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 # Under `uv run`, Ray 2.60 would rebuild the uv environment inside every worker; the workers
 # share this interpreter's environment instead.

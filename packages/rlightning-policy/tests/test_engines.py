@@ -3,10 +3,15 @@
 import functools
 import ipaddress
 import math
+import os
+import re
+import subprocess
+import sys
+import time
 
 import pytest
 
-from rlightning.engine import LocalEngine, RayEngine
+from rlightning.engine import LocalEngine, RayEngine, loopback_only_ray
 from rlightning.engine.ray_engine import fingerprint_mismatches
 from rlightning.policy import TrainConfig
 
@@ -39,6 +44,9 @@ def test_local_engine_learns_to_reach_and_hold_the_target(pm, tmp_path):
 
 @pytest.fixture
 def local_ray(monkeypatch):
+    # As train-rlightning does: every Ray server on loopback, whatever the environment says.
+    monkeypatch.delenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", raising=False)
+    loopback_only_ray()
     ray = pytest.importorskip("ray")
     # Under `uv run`, Ray would ship the project to new uv-run workers; run them in this venv.
     monkeypatch.setenv("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
@@ -54,26 +62,40 @@ def local_ray(monkeypatch):
         ray.shutdown()
 
 
-def _listeners_of_this_process_tree() -> tuple[list[str], list[str]]:
-    """LISTEN sockets of this process and its descendants (Ray's GCS, raylet, workers): all of
-    them, and those whose address is not loopback."""
-    psutil = pytest.importorskip("psutil")  # installed with ray
-    processes = [psutil.Process(), *psutil.Process().children(recursive=True)]
-    listening, exposed = [], []
-    for process in processes:
-        try:
-            connections = process.net_connections(kind="inet")
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
+def listening_sockets(pids: set[int]) -> list[tuple[str, str]]:
+    """(process name, local address) of every TCP socket `ss -ltnp` lists as LISTEN for one of
+    `pids`."""
+    out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True, check=True).stdout
+    found = []
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) < 6:
             continue
-        for conn in connections:
-            if conn.status != psutil.CONN_LISTEN:
-                continue
-            listening.append(f"{process.name()} {conn.laddr.ip}:{conn.laddr.port}")
-            address = ipaddress.ip_address(conn.laddr.ip)
-            mapped = getattr(address, "ipv4_mapped", None)
-            if not (address.is_loopback or (mapped is not None and mapped.is_loopback)):
-                exposed.append(f"{process.name()} {conn.laddr.ip}:{conn.laddr.port}")
-    return listening, exposed
+        owners = re.findall(r'\("([^"]+)",pid=(\d+)', line)
+        for name, pid in owners:
+            if int(pid) in pids:
+                found.append((name, fields[3]))
+    return found
+
+
+def is_loopback(address: str) -> bool:
+    """Whether an `ss` local address ("127.0.0.1:80", "[::ffff:127.0.0.1]:80", "*:80") is a
+    loopback one."""
+    host = address.rsplit(":", 1)[0].strip("[]")
+    if host in ("*", "0.0.0.0", "::"):
+        return False
+    ip = ipaddress.ip_address(host)
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+def process_tree(pid: int) -> set[int]:
+    psutil = pytest.importorskip("psutil")  # installed with ray
+    try:
+        root = psutil.Process(pid)
+        return {pid, *(p.pid for p in root.children(recursive=True))}
+    except psutil.NoSuchProcess:
+        return set()
 
 
 @pytest.mark.slow
@@ -107,9 +129,41 @@ def test_ray_engine_two_rollout_actors_run_the_learners_weights(pm, local_ray):
             assert actor_fingerprint == fingerprints[-1]
         assert any("obs_normalizer._mean" in name for name in fingerprints[-1])
         assert engine.last_mismatches == {}
-        # Ray binds to loopback only.
-        listening, exposed = _listeners_of_this_process_tree()
+        # Ray binds to loopback only (every listening socket of the tree, as `ss -ltnp` sees it).
+        listening = listening_sockets(process_tree(os.getpid()))
         assert len(listening) >= 3, listening  # GCS, raylet, workers are in the tree
-        assert exposed == [], exposed
+        assert [s for s in listening if not is_loopback(s[1])] == [], listening
     finally:
         engine.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_train_rlightning_ray_listens_on_loopback_only_with_nothing_set(tmp_path):
+    """The command a user runs, in an environment without any Ray variable: every socket its
+    process tree listens on (GCS, raylet, workers, agents) is a loopback one."""
+    pytest.importorskip("ray")
+    pytest.importorskip("mjlab.tasks")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    env.update(CUDA_VISIBLE_DEVICES="", WANDB_MODE="offline")
+    command = [sys.executable, "-m", "rlightning.engine.mjlab_train", "Mjlab-Cartpole-Balance"]
+    command += ["--engine", "ray", "--agent.max-iterations", "40"]
+    proc = subprocess.Popen(
+        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    seen: dict[tuple[str, str], None] = {}
+    try:
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < deadline:
+            for socket in listening_sockets(process_tree(proc.pid)):
+                seen[socket] = None
+            if len({name for name, _ in seen}) >= 4 and len(seen) >= 6:
+                break
+            time.sleep(1.0)
+    finally:
+        proc.kill()
+        output = proc.communicate()[0].decode(errors="replace")
+    names = {name for name, _ in seen}
+    assert {"gcs_server", "raylet"} <= names, (sorted(seen), output[-2000:])
+    exposed = [s for s in seen if not is_loopback(s[1])]
+    assert exposed == [], sorted(seen)

@@ -6,8 +6,15 @@
 """
 
 from rlightning.engine.local_engine import LocalEngine
-from rlightning.engine.ray_engine import RayEngine
+from rlightning.engine.ray_engine import RayEngine, loopback_only_ray
 from rlightning.engine.report import IterationReport, RolloutStats
 from rlightning.engine.rollout_worker import RolloutWorker
 
-__all__ = ["IterationReport", "LocalEngine", "RayEngine", "RolloutStats", "RolloutWorker"]
+__all__ = [
+    "IterationReport",
+    "LocalEngine",
+    "RayEngine",
+    "RolloutStats",
+    "RolloutWorker",
+    "loopback_only_ray",
+]

@@ -91,6 +91,10 @@ def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) ->
 
         # Workers share this environment; Ray's `uv run` hook would rebuild it per worker.
         os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+        if not cfg.ray_address:
+            from rlightning.engine.ray_engine import loopback_only_ray
+
+            loopback_only_ray()
         import ray
 
         from rlightning.engine import RayEngine
@@ -99,7 +103,6 @@ def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) ->
             if cfg.ray_address:
                 ray.init(address=cfg.ray_address)
             else:
-                os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
                 # One CPU slot per rollout worker plus the learner, even on a 2-core machine.
                 slots = max(os.cpu_count() or 1, cfg.num_rollout_workers + 1)
                 ray.init(num_cpus=slots, include_dashboard=False, _node_ip_address="127.0.0.1")

@@ -37,6 +37,27 @@ def _set_up_process(torch_threads: int | None, seed: int | None) -> None:
         torch.manual_seed(seed)
 
 
+def loopback_only_ray() -> None:
+    """Make the next local `ray.init()` a single-node Ray whose servers (GCS, raylet, workers,
+    runtime-env agent) listen on 127.0.0.1 only.
+
+    Ray 2.60 binds its gRPC servers to every interface (and the runtime-env agent to the
+    machine's address) even with `_node_ip_address="127.0.0.1"`, unless multi-node clustering
+    is switched off, which its `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0` does on any OS (measured
+    with `ss -ltnp`). Ray reads that variable when it is imported and its servers inherit it,
+    so it is set here before the import (a value the user set is kept) and, when Ray was
+    imported already, its constant is updated too. Joining a cluster (`--ray-address`) does not
+    call this.
+    """
+    import os
+    import sys
+
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    constants = sys.modules.get("ray._private.ray_constants")
+    if constants is not None and os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] == "0":
+        constants.ENABLE_RAY_CLUSTER = False
+
+
 class RolloutActor:
     """Body of a rollout actor: owns one env (made by the factory) and one EVAL policy.
 
@@ -160,7 +181,8 @@ class RayEngine(EngineLoop):
     returns its weight fingerprint, which must match the learner's.
 
     Ray must already be initialized (``ray.init(...)``): locally, e.g.
-    ``ray.init(num_cpus=4, include_dashboard=False, _node_ip_address="127.0.0.1")``; on a cluster,
+    ``loopback_only_ray(); ray.init(num_cpus=4, include_dashboard=False,
+    _node_ip_address="127.0.0.1")`` (every server on 127.0.0.1); on a cluster,
     ``ray.init(address="auto")``.
 
     Args:
@@ -206,7 +228,8 @@ class RayEngine(EngineLoop):
         if not ray.is_initialized():
             raise RuntimeError(
                 "RayEngine needs a running Ray: call ray.init(...) first (locally e.g. "
-                "ray.init(num_cpus=4, include_dashboard=False, _node_ip_address='127.0.0.1'))."
+                "rlightning.engine.loopback_only_ray(); ray.init(num_cpus=4, "
+                "include_dashboard=False, _node_ip_address='127.0.0.1'))."
             )
         if num_rollout_workers < 1:
             raise ValueError(f"num_rollout_workers must be >= 1, got {num_rollout_workers}.")
