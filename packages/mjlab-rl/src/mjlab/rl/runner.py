@@ -3,6 +3,7 @@ saves, legacy checkpoint migration and ONNX export with deployment metadata."""
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import tempfile
@@ -52,10 +53,14 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
 
         Args:
             path: the checkpoint file; its folder is created.
-            infos: extra picklable data stored under "infos" (a dict, copied).
+            infos: extra data stored under "infos" (a dict, copied): numbers, strings, bools,
+                None, tensors, numpy arrays/scalars (stored as tensors/numbers), and lists,
+                tuples and dicts of them: exactly what `load` (weights_only) reads back.
 
         Raises:
-            OSError, pickle errors: the write failed; nothing at `path` changed.
+            ValueError: `infos` holds something `load` could not read (the key is named);
+                nothing is written.
+            OSError: the write failed (a full disk says so); nothing at `path` changed.
         """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,7 +70,7 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         env = self._env()
         if hasattr(env, _COUNTER_KEY):
             infos["env_state"] = {_COUNTER_KEY: int(getattr(env, _COUNTER_KEY))}
-        saved["infos"] = infos
+        saved["infos"] = checkpoint_value(infos, "infos")
         # Temp files of a save that was killed (kill -9, power loss) are never renamed: drop them.
         for stale in path.parent.glob(".*.pt.*.tmp"):
             stale.unlink(missing_ok=True)
@@ -77,6 +82,16 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             with tmp.open("rb+") as handle:  # on disk before the rename makes it visible
                 os.fsync(handle.fileno())
             os.replace(tmp, path)
+        except OSError as err:
+            tmp.unlink(missing_ok=True)
+            if err.errno == errno.ENOSPC or "No space left" in str(err):
+                raise OSError(
+                    errno.ENOSPC,
+                    f"Disk full: checkpoint {path} was not saved ({err}); the previous "
+                    "checkpoint there, if any, is intact. Free space in "
+                    f"{path.parent}.",
+                ) from err
+            raise
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -111,11 +126,26 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             The checkpoint's `infos` (None for checkpoints saved without).
 
         Raises:
-            ValueError: not an rsl-rl checkpoint.
+            FileNotFoundError: no such file.
+            ValueError: not a valid checkpoint file (truncated, empty, random bytes, or data
+                that is not plain), or not an rsl-rl checkpoint.
             RuntimeError: state dicts that do not fit the models (with strict=True), naming the
                 missing and unexpected keys.
         """
-        loaded = torch.load(Path(path), weights_only=True, map_location=map_location)
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"No checkpoint file at {path}.")
+        try:
+            loaded = torch.load(path, weights_only=True, map_location=map_location)
+        except Exception as err:  # torch raises several types for a broken file
+            raise ValueError(
+                f"{path} is not a valid checkpoint ({path.stat().st_size} bytes: truncated, "
+                f"empty or not written by MjlabOnPolicyRunner.save; {type(err).__name__})."
+            ) from None
+        if not isinstance(loaded, dict):
+            raise ValueError(
+                f"{path} is not a valid checkpoint (it holds a {type(loaded).__name__})."
+            )
         loaded, old_order = _migrate(loaded)
         if old_order is not None and "optimizer_state_dict" in loaded:
             loaded["optimizer_state_dict"] = _reindex_optimizer_state(
@@ -171,6 +201,35 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         out = export_policy(actor, Path(path) / filename, metadata, verbose=verbose)
         if self.cfg.get("upload_model", True):
             self.logger.save_model(str(out), self.current_learning_iteration)
+
+
+def checkpoint_value(value: Any, where: str) -> Any:
+    """`value` in the types `torch.load(weights_only=True)` reads back: numbers, strings,
+    bools, None, tensors, and lists/tuples/dicts of them; numpy arrays become tensors and numpy
+    scalars Python numbers.
+
+    Raises:
+        ValueError: anything else, naming where it is (e.g. "infos['callback']").
+    """
+    if value is None or isinstance(value, (bool, int, float, str, torch.Tensor)):
+        return value
+    if isinstance(value, dict):
+        return {k: checkpoint_value(v, f"{where}[{k!r}]") for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [checkpoint_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return items if isinstance(value, list) else tuple(items)
+    module = type(value).__module__
+    if module == "numpy":
+        import numpy as np
+
+        if isinstance(value, np.ndarray):
+            return torch.from_numpy(np.ascontiguousarray(value))
+        if isinstance(value, np.generic):
+            return value.item()
+    raise ValueError(
+        f"{where} is a {type(value).__name__}, which a checkpoint cannot hold (load reads "
+        "weights only): use numbers, strings, tensors or numpy arrays, and lists/dicts of them."
+    )
 
 
 _MLP_LAYER = re.compile(r"^(actor|critic)\.(\d+\..*)$")
