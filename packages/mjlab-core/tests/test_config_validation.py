@@ -96,3 +96,55 @@ def test_a_valid_registered_config_passes_and_is_not_changed():
     before = repr(cfg)
     validate_config(cfg)
     assert repr(cfg) == before
+
+
+def test_an_invalid_regex_in_a_joint_selection_names_the_pattern_and_the_term():
+    from mjlab.managers import SceneEntityCfg
+
+    cfg = _cfg()
+    cfg.rewards["cart_vel"].params["asset_cfg"] = SceneEntityCfg(
+        "cartpole", joint_names=("sl(ider",)
+    )
+    with pytest.raises(
+        ValueError, match=r"Reward term 'cart_vel', param 'asset_cfg': 'sl\(ider' is not a valid"
+    ):
+        ManagerBasedRlEnv(cfg)
+
+
+def test_actions_on_another_device_are_refused_naming_both_devices():
+    import torch
+
+    env = ManagerBasedRlEnv(_cfg())
+    env.reset()
+    with pytest.raises(ValueError, match=r"Actions are on meta; the env runs on cpu"):
+        env.step(torch.zeros(1, 1, device="meta"))
+
+
+def test_a_malformed_mjcf_names_the_entity_and_the_file(tmp_path):
+    from mjlab.entity import load_mjcf
+
+    bad = tmp_path / "robot.xml"
+    bad.write_text("<mujoco><worldbody><body></worldbody></mujoco>")
+    cfg = _cfg()
+    cfg.scene.entities["cartpole"].spec_fn = lambda: load_mjcf(bad)
+    with pytest.raises(ValueError, match=rf"Entity 'cartpole': .*MJCF file {bad}: XML"):
+        ManagerBasedRlEnv(cfg)
+
+
+def test_an_observation_term_whose_shape_changes_is_named():
+    import torch
+
+    from mjlab.managers import ObservationTermCfg
+
+    calls = {"n": 0}
+
+    def grows(env):
+        calls["n"] += 1
+        return torch.zeros(env.num_envs, 2 if calls["n"] <= 2 else 3)
+
+    cfg = _cfg()
+    cfg.observations["actor"].terms["grows"] = ObservationTermCfg(func=grows)
+    env = ManagerBasedRlEnv(cfg)
+    with pytest.raises(ValueError, match=r"'actor/grows' returned shape \(1, 3\); it returned"):
+        env.reset()
+        env.step(torch.zeros(1, 1))

@@ -76,3 +76,26 @@ def test_nonfinite_rewards_raise_names_the_term_and_the_envs():
         FloatingPointError, match=r"Reward term 'broken' returned NaN/Inf for envs \[1\]"
     ):
         env.step(torch.zeros(3, 1))
+
+
+def test_without_auto_reset_ended_envs_wait_for_an_explicit_reset():
+    cfg = _cartpole(auto_reset=False)
+    cfg.episode_length_s = 3 * cfg.decimation * cfg.sim.mujoco.timestep  # 3 steps
+    env = ManagerBasedRlEnv(cfg)
+    env.reset(seed=0)
+    for _ in range(3):
+        _, _, terminated, truncated, _ = env.step(torch.zeros(3, 1))
+    done = terminated | truncated
+    assert done.all()
+    assert env.episode_length_buf.tolist() == [3, 3, 3], "not reset inside step"
+    with pytest.raises(
+        RuntimeError,
+        match=r"Envs \[0, 1, 2\] ended their episode and were not reset .*env.reset\(env_ids",
+    ):
+        env.step(torch.zeros(3, 1))
+    env.reset(env_ids=torch.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match=r"Envs \[2\] ended"):
+        env.step(torch.zeros(3, 1))
+    env.reset(env_ids=torch.tensor([2]))
+    env.step(torch.zeros(3, 1))
+    assert env.episode_length_buf.tolist() == [1, 1, 1]

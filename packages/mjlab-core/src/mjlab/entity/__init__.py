@@ -8,6 +8,7 @@ from mjlab.entity.entity_cfg import (
     EntityArticulationInfoCfg,
     EntityCfg,
     InitialStateCfg,
+    load_mjcf,
 )
 
 __all__ = [
@@ -19,4 +20,5 @@ __all__ = [
     "EntityCfg",
     "EntityData",
     "InitialStateCfg",
+    "load_mjcf",
 ]

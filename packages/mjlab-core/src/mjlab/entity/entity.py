@@ -30,7 +30,12 @@ class Entity:
     def __init__(self, cfg: EntityCfg, name: str = "entity"):
         self.cfg = cfg
         self.name = name
-        spec = cfg.spec_fn()
+        try:
+            spec = cfg.spec_fn()
+        except Exception as err:  # MuJoCo's XML errors, a missing file, a failed download
+            raise ValueError(
+                f"Entity '{name}': its spec_fn could not load the model: {err}"
+            ) from err
         if not isinstance(spec, mujoco.MjSpec):
             raise TypeError(f"Entity '{name}': spec_fn returned {type(spec)}, not a mujoco.MjSpec.")
         self.spec = spec

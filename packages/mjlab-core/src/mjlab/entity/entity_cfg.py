@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import mujoco
 
@@ -182,3 +184,21 @@ class EntityCfg:
                 f"EntityCfg.ground_geoms must be a tuple of geom names, got the string "
                 f"'{self.ground_geoms}'; write ('{self.ground_geoms}',)."
             )
+
+
+def load_mjcf(path: str | os.PathLike) -> mujoco.MjSpec:
+    """An MjSpec parsed from the MJCF file at `path` (for `EntityCfg.spec_fn`, e.g.
+    `spec_fn=lambda: load_mjcf("robot.xml")`).
+
+    Raises:
+        FileNotFoundError: no such file (the path is named).
+        ValueError: MuJoCo cannot parse it; the message names the file and gives MuJoCo's error
+            (with its line number).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"No MJCF file at {path}.")
+    try:
+        return mujoco.MjSpec.from_file(str(path))
+    except ValueError as err:
+        raise ValueError(f"MJCF file {path}: {err}") from None

@@ -91,6 +91,9 @@ class ManagerBasedRlEnv:
         self.reset_terminated = torch.zeros_like(self.reset_buf)
         self.reset_time_outs = torch.zeros_like(self.reset_buf)
         self.reward_buf = torch.zeros(n, device=self.device)
+        self.awaiting_reset = torch.zeros(n, dtype=torch.bool, device=self.device)
+        """(num_envs,) with `cfg.auto_reset=False`: envs whose episode ended and that were not
+        reset yet."""
 
         # Default state everywhere before any term looks at it.
         all_ids = torch.arange(n, device=self.device)
@@ -159,6 +162,7 @@ class ManagerBasedRlEnv:
         env_ids = torch.as_tensor(env_ids, device=self.device, dtype=torch.long)
         self.extras = {"log": {}}
         self._reset_idx(env_ids)
+        self.awaiting_reset[env_ids] = False
         full = len(env_ids) == self.num_envs
         self.obs_buf = self.observation_manager.compute(
             update_history=True, env_ids=None if full else env_ids
@@ -180,7 +184,16 @@ class ManagerBasedRlEnv:
 
         Raises:
             ValueError: wrong action shape or dtype, or NaN/Inf in the action.
+            RuntimeError: with `cfg.auto_reset=False`, an env whose episode ended was not
+                reset (the envs are named; call `reset(env_ids=...)`).
         """
+        if not self.cfg.auto_reset and bool(self.awaiting_reset.any()):  # one sync, opt-in
+            ids = self.awaiting_reset.nonzero().flatten().tolist()
+            raise RuntimeError(
+                f"Envs {ids[:10]}{' ...' if len(ids) > 10 else ''} ended their episode and were "
+                "not reset (cfg.auto_reset=False): call env.reset(env_ids=...) before the next "
+                "step."
+            )
         self.extras = {"log": {}}
         self.action_manager.process_action(action)
         # Targets are held over the decimation: apply once, then step the physics as one call.
@@ -206,9 +219,12 @@ class ManagerBasedRlEnv:
             self.extras["log"]["Metrics/physics_divergence"] = diverged.sum().float()
         self.metrics_manager.compute()
 
-        reset_ids = self.reset_buf.nonzero().flatten()
-        if len(reset_ids) > 0:
-            self._reset_idx(reset_ids)
+        if self.cfg.auto_reset:
+            reset_ids = self.reset_buf.nonzero().flatten()
+            if len(reset_ids) > 0:
+                self._reset_idx(reset_ids)
+        else:
+            self.awaiting_reset |= self.reset_buf
         self.command_manager.compute(dt=self.step_dt)
         self.event_manager.apply("interval", dt=self.step_dt)
         self.obs_buf = self.observation_manager.compute(update_history=True)

@@ -102,6 +102,10 @@ class ManagerBasedRlEnvCfg:
     """True: reaching the time limit is a true end of the task (no bootstrapping)."""
     viewer: ViewerCfg = field(default_factory=ViewerCfg)
     """Rendering options (camera, frame size)."""
+    auto_reset: bool = True
+    """Reset envs whose episode ended inside `step` (as mjlab and Isaac Lab). False: `step`
+    leaves them as they ended (their observation is the terminal one) and the caller resets
+    them with `env.reset(env_ids=...)`; stepping an env that ended and was not reset raises."""
     nonfinite_rewards: Literal["count", "raise"] = "count"
     """A reward term returning NaN/Inf: "count" (0 in the reward, counted and logged per term,
     warned once) or "raise" (FloatingPointError at once; syncs the device every step)."""

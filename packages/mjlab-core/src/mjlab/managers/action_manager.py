@@ -105,7 +105,17 @@ class ActionManager:
             raise ValueError(
                 f"Actions must be a float tensor of shape {expected}, got dtype {action.dtype}."
             )
-        action = action.to(self.env.device, torch.float32)
+        want = torch.device(self.env.device)
+        got = action.device
+        # "cuda" and "cuda:0" are the same device when one of them has no index.
+        if got.type != want.type or (
+            None not in (got.index, want.index) and got.index != want.index
+        ):
+            raise ValueError(
+                f"Actions are on {action.device}; the env runs on {self.env.device}: move them "
+                "with .to(env.device) (a copy inside step would stall the device)."
+            )
+        action = action.to(torch.float32)
         if not torch.isfinite(action).all():
             bad = (~torch.isfinite(action)).any(dim=1).nonzero().flatten().tolist()
             raise ValueError(

@@ -156,6 +156,12 @@ class ObservationManager(ManagerBase):
             if term.scale is not None:
                 obs = obs * torch.as_tensor(term.scale, device=obs.device, dtype=obs.dtype)
             buf = self._buffers[group_name][name]
+            if obs.shape[1:] != buf.buf.shape[2:]:  # shapes only: no device sync
+                raise ValueError(
+                    f"Observation term '{group_name}/{name}' returned shape {tuple(obs.shape)}; "
+                    f"it returned (num_envs, {', '.join(map(str, buf.buf.shape[2:]))}) when the "
+                    "env was built. A term's shape must not change."
+                )
             buf.push(obs, env_mask)
             obs = buf.read()
             if term.history_length > 0 and term.flatten_history_dim:

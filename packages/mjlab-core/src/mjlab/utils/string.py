@@ -21,11 +21,23 @@ def resolve_matching_names(
         (ids, matched names), both in the order of `names` (not of `patterns`).
 
     Raises:
-        ValueError: a pattern matches nothing; the message lists the available names.
+        ValueError: a pattern is not a valid regular expression, or matches nothing; the
+            message names the pattern and lists the available names.
     """
     if isinstance(patterns, str):
         patterns = (patterns,)
-    compiled = [re.compile(p) for p in patterns]
+    compiled = []
+    for p in patterns:
+        if not isinstance(p, str):
+            raise ValueError(f"{what} pattern {p!r} must be a string (a regular expression).")
+        try:
+            compiled.append(re.compile(p))
+        except re.error as err:
+            where = f" of {owner}" if owner else ""
+            raise ValueError(
+                f"'{p}' is not a valid regular expression for selecting {what}s{where} ({err}); "
+                f"escape special characters (e.g. re.escape), available {what}s: {list(names)}."
+            ) from None
     for pattern, regex in zip(patterns, compiled, strict=True):
         if not any(regex.fullmatch(n) for n in names):
             where = f" of {owner}" if owner else ""

@@ -6,11 +6,10 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import mujoco
 import torch
 
 from mjlab.actuator import MotorActuatorCfg
-from mjlab.entity import EntityArticulationInfoCfg, EntityCfg, InitialStateCfg
+from mjlab.entity import EntityArticulationInfoCfg, EntityCfg, InitialStateCfg, load_mjcf
 from mjlab.envs import ManagerBasedRlEnvCfg, ViewerCfg, mdp
 from mjlab.managers import (
     EventTermCfg,
@@ -65,7 +64,7 @@ def cart_beyond(
 
 def cartpole_entity_cfg() -> EntityCfg:
     return EntityCfg(
-        spec_fn=lambda: mujoco.MjSpec.from_file(str(CARTPOLE_XML)),
+        spec_fn=lambda: load_mjcf(CARTPOLE_XML),
         init_state=InitialStateCfg(),
         articulation=EntityArticulationInfoCfg(
             actuators=(MotorActuatorCfg(joint_names_expr=("slider",), effort_limit=EFFORT_LIMIT),)
