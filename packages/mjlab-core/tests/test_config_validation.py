@@ -54,11 +54,11 @@ CASES = {
     ),
     "zero_timestep": (
         lambda c: setattr(c.sim.mujoco, "timestep", 0.0),
-        r"^cfg\.sim\.mujoco: MujocoCfg\.timestep must be > 0",
+        r"^cfg\.sim\.mujoco: MujocoCfg\.timestep must be a number > 0",
     ),
     "no_envs": (
         lambda c: setattr(c.scene, "num_envs", 0),
-        r"^cfg\.scene: SceneCfg\.num_envs must be >= 1",
+        r"^cfg\.scene: SceneCfg\.num_envs must be an integer >= 1",
     ),
     "backwards_interval": (
         lambda c: (

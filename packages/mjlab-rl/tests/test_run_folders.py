@@ -2,7 +2,6 @@
 failed start; resume finds the newest run that has a checkpoint; stale temp files go away."""
 
 import os
-import subprocess
 import sys
 
 import pytest
@@ -49,20 +48,37 @@ def test_the_next_save_removes_temp_files_of_a_killed_save(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model_4.pt"]
 
 
-def test_a_run_that_fails_at_start_up_leaves_no_folder(tmp_path):
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", WANDB_MODE="offline")
-    result = subprocess.run(
-        [
-            *(sys.executable, "-m", "mjlab.rl.scripts.train", "Mjlab-Cartpole-Balance"),
-            *("--env.decimation", "0", "--agent.max-iterations", "1"),
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+def test_a_run_that_fails_at_start_up_leaves_no_folder(tmp_path, monkeypatch):
+    from mjlab.rl.cli import parse_task_cli
+    from mjlab.rl.scripts import train
+
+    task, cfg = parse_task_cli(
+        "train", train.TrainCfg, ["Mjlab-Cartpole-Balance", "--log-root", str(tmp_path / "logs")]
     )
-    assert result.returncode != 0
-    assert "decimation must be an integer >= 1" in result.stderr
-    logs = tmp_path / "logs" / "rsl_rl" / "cartpole"
-    assert not logs.exists() or not any(logs.iterdir()), list(logs.iterdir())
+
+    def no_env(*args, **kwargs):
+        raise RuntimeError("the env could not be built")
+
+    monkeypatch.setattr(train, "ManagerBasedRlEnv", no_env)
+    with pytest.raises(RuntimeError, match="could not be built"):
+        train.run(task, cfg)
+    experiment = tmp_path / "logs" / cfg.agent.experiment_name
+    assert experiment.is_dir() and list(experiment.iterdir()) == []
+
+
+def test_a_run_that_fails_while_learning_keeps_its_folder(tmp_path, monkeypatch):
+    from mjlab.rl.cli import parse_task_cli
+    from mjlab.rl.scripts import train
+
+    task, cfg = parse_task_cli(
+        "train", train.TrainCfg, ["Mjlab-Cartpole-Balance", "--log-root", str(tmp_path / "logs")]
+    )
+
+    def crash(self, *args, **kwargs):
+        raise RuntimeError("crashed while learning")
+
+    monkeypatch.setattr(train.MjlabOnPolicyRunner, "learn", crash)
+    with pytest.raises(RuntimeError, match="crashed while learning"):
+        train.run(task, cfg)
+    (run,) = (tmp_path / "logs" / cfg.agent.experiment_name).iterdir()
+    assert (run / "params" / "env.yaml").is_file()

@@ -1,5 +1,6 @@
 """MjlabOnPolicyRunner: checkpoints round trip, legacy migration (C01), atomic saves."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -119,9 +120,7 @@ def test_failing_write_leaves_the_previous_checkpoint_intact(tmp_path, monkeypat
     real_save = torch.save
 
     def broken_save(obj, f, *args, **kwargs):
-        real_save(obj, f, *args, **kwargs)
-        with open(f, "r+b") as handle:  # a half-written file, then the disk fills up
-            handle.truncate(100)
+        real_save(obj, f, *args, **kwargs)  # half the work done, then the write fails
         raise OSError("No space left on device")
 
     monkeypatch.setattr(torch, "save", broken_save)
@@ -302,11 +301,36 @@ def test_numpy_infos_round_trip_through_save_and_load(tmp_path):
     import numpy as np
 
     runner = _runner()
-    infos = {"best": np.float32(1.5), "step": np.int64(7), "curve": np.arange(3.0), "tag": ("a", 2)}
+    infos = {
+        "best": np.float32(1.5),
+        "mean": np.mean([1.0, 2.0]),  # np.float64, a float subclass
+        "step": np.int64(7),
+        "curve": np.arange(3.0),
+        "tag": ("a", 2),
+        np.int64(3): "numpy key",
+    }
     runner.save(str(tmp_path / "model_1.pt"), infos=infos)
     loaded = _runner().load(str(tmp_path / "model_1.pt"))
     assert loaded["best"] == 1.5 and loaded["step"] == 7 and loaded["tag"] == ("a", 2)
+    assert type(loaded["mean"]) is float and loaded[3] == "numpy key"
     assert torch.equal(loaded["curve"], torch.arange(3.0, dtype=torch.float64))
+    import enum
+
+    class Mode(enum.IntEnum):
+        A = 1
+
+    with pytest.raises(ValueError, match=r"infos\['mode'\] is a Mode"):
+        runner.save(str(tmp_path / "model_2.pt"), infos={"mode": Mode.A})
+    with pytest.raises(ValueError, match=r"infos\['objs'\] is a ndarray"):
+        runner.save(str(tmp_path / "model_2.pt"), infos={"objs": np.array([object()])})
+
+
+def test_a_device_error_while_loading_is_not_reported_as_a_broken_file(tmp_path):
+    runner = _runner()
+    runner.save(str(tmp_path / "model_1.pt"))
+    with pytest.raises(RuntimeError) as info:
+        _runner().load(str(tmp_path / "model_1.pt"), map_location="bogus")
+    assert "not a valid checkpoint" not in str(info.value)
 
 
 @pytest.mark.parametrize("content", [b"", b"\x00garbage" * 40, "truncated"])
@@ -329,10 +353,10 @@ def test_a_full_disk_is_named_and_the_previous_checkpoint_stays(tmp_path, monkey
     runner.save(str(path))
     before = path.read_bytes()
 
-    def full(obj, f, *args, **kwargs):
+    def full(fd):  # the kernel reports a full disk when the data is flushed
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(torch, "save", full)
+    monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(OSError, match=r"Disk full: checkpoint .* the previous checkpoint"):
         runner.save(str(path))
     assert path.read_bytes() == before

@@ -5,6 +5,7 @@ import ipaddress
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -45,9 +46,13 @@ def test_local_engine_learns_to_reach_and_hold_the_target(pm, tmp_path):
 @pytest.fixture
 def local_ray(monkeypatch):
     # As train-rlightning does: every Ray server on loopback, whatever the environment says.
-    monkeypatch.delenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", raising=False)
-    loopback_only_ray()
+    # monkeypatch restores the variable (and Ray's constant, if loaded) after the test.
+    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "1")
+    monkeypatch.delenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")
     ray = pytest.importorskip("ray")
+    constants = sys.modules["ray._private.ray_constants"]
+    monkeypatch.setattr(constants, "ENABLE_RAY_CLUSTER", constants.ENABLE_RAY_CLUSTER)
+    loopback_only_ray()
     # Under `uv run`, Ray would ship the project to new uv-run workers; run them in this venv.
     monkeypatch.setenv("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     ray.init(
@@ -65,6 +70,8 @@ def local_ray(monkeypatch):
 def listening_sockets(pids: set[int]) -> list[tuple[str, str]]:
     """(process name, local address) of every TCP socket `ss -ltnp` lists as LISTEN for one of
     `pids`."""
+    if shutil.which("ss") is None:
+        pytest.skip("needs `ss` (iproute2) to list listening sockets")
     out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True, check=True).stdout
     found = []
     for line in out.splitlines():
@@ -153,11 +160,15 @@ def test_train_rlightning_ray_listens_on_loopback_only_with_nothing_set(tmp_path
     )
     seen: dict[tuple[str, str], None] = {}
     try:
+        # Sample for the whole start-up and into training (the runtime-env agent starts late).
         deadline = time.monotonic() + 300
+        training_since = None
         while proc.poll() is None and time.monotonic() < deadline:
             for socket in listening_sockets(process_tree(proc.pid)):
                 seen[socket] = None
-            if len({name for name, _ in seen}) >= 4 and len(seen) >= 6:
+            if training_since is None and any(name.startswith("ray::") for name, _ in seen):
+                training_since = time.monotonic()
+            if training_since is not None and time.monotonic() - training_since > 15.0:
                 break
             time.sleep(1.0)
     finally:

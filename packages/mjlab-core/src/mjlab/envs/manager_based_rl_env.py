@@ -183,7 +183,7 @@ class ManagerBasedRlEnv:
             (including episode sums of the envs that reset in it).
 
         Raises:
-            ValueError: wrong action shape or dtype, or NaN/Inf in the action.
+            ValueError: wrong action shape, dtype or device, or NaN/Inf in the action.
             RuntimeError: with `cfg.auto_reset=False`, an env whose episode ended was not
                 reset (the envs are named; call `reset(env_ids=...)`).
         """
@@ -212,7 +212,9 @@ class ManagerBasedRlEnv:
             self.reset_terminated |= diverged
             self.reset_time_outs &= ~diverged
             self.reset_buf |= diverged
-        self.reward_buf = self.reward_manager.compute(dt=self.step_dt)
+        self.reward_buf = self.reward_manager.compute(
+            dt=self.step_dt, ignore=diverged if self.cfg.sim.check_divergence else None
+        )
         if self.cfg.sim.check_divergence:
             self.reward_buf = torch.where(diverged, 0.0, self.reward_buf)
             # A tensor: no host-device sync inside step (the logger averages it).

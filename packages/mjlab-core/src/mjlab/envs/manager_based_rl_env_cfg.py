@@ -136,8 +136,16 @@ class ManagerBasedRlEnvCfg:
             )
         if self.seed is not None:
             check_int(self.seed, "ManagerBasedRlEnvCfg.seed", 0, "None: 0")
+        for name in ("auto_reset", "is_finite_horizon"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(
+                    f"ManagerBasedRlEnvCfg.{name} must be True or False, got "
+                    f"{getattr(self, name)!r}."
+                )
         for name, kind in _TERM_DICTS.items():
             terms = getattr(self, name)
+            if terms is None:  # no terms of this kind, as an empty dict
+                continue
             if not isinstance(terms, dict):
                 raise ValueError(
                     f"ManagerBasedRlEnvCfg.{name} must be a dict of name -> {kind.__name__} "

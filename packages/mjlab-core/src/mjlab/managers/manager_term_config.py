@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -191,7 +192,7 @@ class RewardTermCfg(ManagerTermBaseCfg):
         super().validate()
         w = self.weight
         if w is not None and (
-            isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w)
+            isinstance(w, bool) or not isinstance(w, numbers.Real) or not math.isfinite(w)
         ):
             raise ValueError(f"RewardTermCfg.weight must be a finite number, got {w!r}.")
 

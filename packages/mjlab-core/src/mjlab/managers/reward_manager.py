@@ -54,9 +54,14 @@ class RewardManager(ManagerBase):
         second (weight * term; the reward adds it times step_dt)."""
         return self._step_reward
 
-    def compute(self, dt: float) -> torch.Tensor:
+    def compute(self, dt: float, ignore: torch.Tensor | None = None) -> torch.Tensor:
         """(num_envs,) reward of this step; non-finite term values count as 0 (and are
         counted per term).
+
+        Args:
+            dt: the env step, s.
+            ignore: (num_envs,) bool, envs whose non-finite values are expected and not
+                counted (worlds whose physics diverged this step: their reward is zeroed).
 
         Raises:
             FloatingPointError: with `nonfinite_rewards="raise"`, a term returned NaN/Inf (the
@@ -66,13 +71,14 @@ class RewardManager(ManagerBase):
         for i, (name, term) in enumerate(self.terms.items()):
             value = term.func(self.env, **term.params)
             bad = ~torch.isfinite(value)
-            if self._raise and bool(bad.any()):
-                envs = bad.nonzero().flatten().tolist()
+            counted = bad if ignore is None else bad & ~ignore
+            if self._raise and bool(counted.any()):
+                envs = counted.nonzero().flatten().tolist()
                 raise FloatingPointError(
                     f"Reward term '{name}' returned NaN/Inf for envs {envs[:10]} "
                     "(cfg.nonfinite_rewards='raise')."
                 )
-            self._nonfinite[i] += bad.sum()
+            self._nonfinite[i] += counted.sum()
             value = value.masked_fill(bad, 0.0) * (term.weight * dt)
             self._reward_buf += value
             self._episode_sums[name] += value

@@ -35,8 +35,12 @@ class SceneCfg:
     def validate(self) -> None:
         """Raise ValueError naming the field when a value is invalid (called at construction
         and by `mjlab.utils.config.validate_config` when an env is built)."""
-        if self.num_envs < 1:
-            raise ValueError(f"SceneCfg.num_envs must be >= 1, got {self.num_envs}.")
+        if (
+            isinstance(self.num_envs, bool)
+            or not isinstance(self.num_envs, int)
+            or self.num_envs < 1
+        ):
+            raise ValueError(f"SceneCfg.num_envs must be an integer >= 1, got {self.num_envs!r}.")
         names = [s.name for s in self.sensors]
         clash = (set(names) & set(self.entities)) | {n for n in names if names.count(n) > 1}
         if clash:

@@ -72,8 +72,8 @@ class MujocoCfg:
     def validate(self) -> None:
         """Raise ValueError naming the field when a value is invalid (called at construction
         and by `mjlab.utils.config.validate_config` when an env is built)."""
-        if not self.timestep > 0:
-            raise ValueError(f"MujocoCfg.timestep must be > 0 s, got {self.timestep}.")
+        if not isinstance(self.timestep, (int, float)) or not self.timestep > 0:
+            raise ValueError(f"MujocoCfg.timestep must be a number > 0 s, got {self.timestep!r}.")
         for name, table in (
             ("integrator", _INTEGRATORS),
             ("cone", _CONES),

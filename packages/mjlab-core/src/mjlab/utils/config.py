@@ -56,12 +56,14 @@ def _validate(value: object, path: str, seen: set[int]) -> None:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         seen.add(id(value))
         check = getattr(value, "validate", None)
-        if callable(check):
+        # mjlab's config classes only: a dataclass of another library in a term's params may
+        # have a `validate` that means something else.
+        if callable(check) and type(value).__module__.startswith("mjlab."):
             try:
                 check()
             except ConfigError:
                 raise
-            except ValueError as err:
+            except (ValueError, TypeError) as err:  # TypeError: a value of the wrong type
                 raise ConfigError(f"{path}: {err}") from None
         for f in dataclasses.fields(value):
             _validate(getattr(value, f.name), f"{path}.{f.name}", seen)
@@ -78,23 +80,25 @@ def _validate(value: object, path: str, seen: set[int]) -> None:
 def check_int(value: object, name: str, minimum: int, meaning: str = "") -> None:
     """Raise ValueError unless `value` is an int (not a bool) >= `minimum`; `meaning` says what
     the field is, for the message."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         hint = f" ({meaning})" if meaning else ""
         raise ValueError(f"{name} must be an integer >= {minimum}{hint}, got {value!r}.")
 
 
-def check_range(value: object, name: str, unit: str = "", positive: bool = False) -> None:
+def check_range(value: object, name: str, unit: str = "", nonnegative: bool = False) -> None:
     """Raise ValueError unless `value` is a pair (lo, hi) of finite numbers with lo <= hi (and
-    lo > 0 with `positive`)."""
+    lo >= 0 with `nonnegative`)."""
     import math
 
     try:
         lo, hi = value  # type: ignore[misc]
-        ok = math.isfinite(lo) and math.isfinite(hi) and lo <= hi and (lo > 0 or not positive)
+        ok = math.isfinite(lo) and math.isfinite(hi) and lo <= hi and (lo >= 0 or not nonnegative)
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        need = "0 < lo <= hi" if positive else "lo <= hi"
+        need = "0 <= lo <= hi" if nonnegative else "lo <= hi"
         raise ValueError(
             f"{name} must be a (lo, hi) pair of numbers{unit} with {need}, got {value!r}."
         )

@@ -256,7 +256,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _dispatch(args)
     except (FileNotFoundError, ValueError, ImportError) as err:
-        if debug:
+        sim_missing = isinstance(err, ImportError) and err.name in ("mujoco", "mujoco_menagerie")
+        if debug or (isinstance(err, ImportError) and not sim_missing):
             raise
         message = _needs_sim(err) if isinstance(err, ImportError) else str(err)
         print(f"deploy: error: {message}", file=sys.stderr)

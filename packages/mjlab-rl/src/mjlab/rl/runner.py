@@ -4,9 +4,12 @@ saves, legacy checkpoint migration and ONNX export with deployment metadata."""
 from __future__ import annotations
 
 import errno
+import io
 import os
+import pickle
 import re
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -71,16 +74,20 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         if hasattr(env, _COUNTER_KEY):
             infos["env_state"] = {_COUNTER_KEY: int(getattr(env, _COUNTER_KEY))}
         saved["infos"] = checkpoint_value(infos, "infos")
-        # Temp files of a save that was killed (kill -9, power loss) are never renamed: drop them.
-        for stale in path.parent.glob(".*.pt.*.tmp"):
-            stale.unlink(missing_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        os.close(fd)
+        _remove_stale_temp_files(path.parent)
+        # Serialize in memory first: a full disk is then an OSError of the write, not an
+        # error from inside torch's zip writer.
+        buffer = io.BytesIO()
+        torch.save(saved, buffer)
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+        )
         tmp = Path(tmp_name)
         try:
-            torch.save(saved, tmp)
-            with tmp.open("rb+") as handle:  # on disk before the rename makes it visible
-                os.fsync(handle.fileno())
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(buffer.getbuffer())
+                handle.flush()
+                os.fsync(handle.fileno())  # on disk before the rename makes it visible
             os.replace(tmp, path)
         except OSError as err:
             tmp.unlink(missing_ok=True)
@@ -137,10 +144,26 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             raise FileNotFoundError(f"No checkpoint file at {path}.")
         try:
             loaded = torch.load(path, weights_only=True, map_location=map_location)
-        except Exception as err:  # torch raises several types for a broken file
+        except (EOFError, zipfile.BadZipFile) as err:
+            raise ValueError(
+                f"{path} is not a valid checkpoint ({path.stat().st_size} bytes: truncated or "
+                f"empty; {type(err).__name__})."
+            ) from None
+        except pickle.UnpicklingError as err:
+            # Torch's message suggests loading untrusted data unsafely: keep only what it found.
+            lines = str(err).splitlines()
+            detail = next((ln.strip() for ln in lines if "WeightsUnpickler error" in ln), "")
+            detail = "" if "weights_only" in detail else f" ({detail[:200]})"
+            raise ValueError(
+                f"{path} is not a valid checkpoint: not a torch file, or it holds data that is "
+                f"not plain (numbers, strings, tensors){detail}."
+            ) from None
+        except RuntimeError as err:
+            if "PytorchStreamReader" not in str(err) and "zip archive" not in str(err):
+                raise  # e.g. a map_location the machine does not have: the real error
             raise ValueError(
                 f"{path} is not a valid checkpoint ({path.stat().st_size} bytes: truncated, "
-                f"empty or not written by MjlabOnPolicyRunner.save; {type(err).__name__})."
+                "damaged or not a torch file)."
             ) from None
         if not isinstance(loaded, dict):
             raise ValueError(
@@ -211,25 +234,49 @@ def checkpoint_value(value: Any, where: str) -> Any:
     Raises:
         ValueError: anything else, naming where it is (e.g. "infos['callback']").
     """
-    if value is None or isinstance(value, (bool, int, float, str, torch.Tensor)):
-        return value
-    if isinstance(value, dict):
-        return {k: checkpoint_value(v, f"{where}[{k!r}]") for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        items = [checkpoint_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
-        return items if isinstance(value, list) else tuple(items)
-    module = type(value).__module__
-    if module == "numpy":
+    if type(value).__module__ == "numpy":  # first: np.float64 is also a float
         import numpy as np
 
-        if isinstance(value, np.ndarray):
+        if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
             return torch.from_numpy(np.ascontiguousarray(value))
-        if isinstance(value, np.generic):
+        if isinstance(value, (np.bool_, np.integer, np.floating)):
             return value.item()
+    elif value is None or type(value) in (bool, int, float, str) or isinstance(value, torch.Tensor):
+        return value
+    elif type(value) is dict:
+        out = {}
+        for k, v in value.items():
+            key = checkpoint_value(k, f"{where} key {k!r}")
+            if type(key) not in (bool, int, float, str):
+                raise ValueError(f"{where} key {k!r} must be a string or a number.")
+            out[key] = checkpoint_value(v, f"{where}[{k!r}]")
+        return out
+    elif type(value) in (list, tuple):
+        items = [checkpoint_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return items if type(value) is list else tuple(items)
     raise ValueError(
         f"{where} is a {type(value).__name__}, which a checkpoint cannot hold (load reads "
         "weights only): use numbers, strings, tensors or numpy arrays, and lists/dicts of them."
     )
+
+
+def _remove_stale_temp_files(folder: Path) -> None:
+    """Remove temp files of saves whose process is gone (killed during a save); a save in
+    progress in another live process keeps its file (its pid is in the name)."""
+    for stale in folder.glob(".*.pt.*.tmp"):
+        match = re.search(r"\.pt\.(\d+)\.", stale.name)
+        pid = int(match.group(1)) if match else None
+        if pid == os.getpid():
+            continue  # another thread of this process may be saving
+        if pid is not None:
+            try:
+                os.kill(pid, 0)
+                continue  # alive: another process is saving
+            except ProcessLookupError:
+                pass
+            except PermissionError:
+                continue
+        stale.unlink(missing_ok=True)
 
 
 _MLP_LAYER = re.compile(r"^(actor|critic)\.(\d+\..*)$")

@@ -111,7 +111,11 @@ class UniformVelocityCommandCfg(CommandTermCfg):
     ranges: VelocityRanges = field(default_factory=VelocityRanges)
     """Sampling ranges."""
 
-    def __post_init__(self) -> None:
+    def validate(self) -> None:
+        super().validate()
         for name in ("rel_heading_envs", "rel_standing_envs"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"UniformVelocityCommandCfg.{name} must be in [0, 1].")
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                raise ValueError(
+                    f"UniformVelocityCommandCfg.{name} must be a fraction in [0, 1], got {value!r}."
+                )

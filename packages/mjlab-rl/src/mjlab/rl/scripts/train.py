@@ -87,15 +87,20 @@ def run(task_id: str, cfg: TrainCfg) -> Path:
             log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
         )
     log_dir = new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name)
+    stage = {"learning": False}
     try:
-        return _train(task_id, cfg, device, log_dir, resume_path)
+        return _train(task_id, cfg, device, log_dir, resume_path, stage)
     except BaseException:
-        # A run that failed before its first checkpoint leaves no folder behind.
-        remove_unused_run_dir(log_dir)
+        # A run that failed while starting (env, runner, resume) leaves no folder behind; once
+        # learning began, its logs are kept whatever happens.
+        if not stage["learning"]:
+            remove_unused_run_dir(log_dir)
         raise
 
 
-def _train(task_id: str, cfg: TrainCfg, device: str, log_dir: Path, resume_path) -> Path:
+def _train(
+    task_id: str, cfg: TrainCfg, device: str, log_dir: Path, resume_path, stage: dict
+) -> Path:
     print(f"[mjlab] task: {task_id}  run folder: {log_dir}")
     dump_params(log_dir, cfg.env, cfg.agent)
 
@@ -122,6 +127,7 @@ def _train(task_id: str, cfg: TrainCfg, device: str, log_dir: Path, resume_path)
     if resume_path is not None:
         print(f"[mjlab] resuming from {resume_path}")
         runner.load(str(resume_path))
+    stage["learning"] = True
     runner.learn(cfg.agent.max_iterations, init_at_random_ep_len=cfg.init_at_random_ep_len)
     env.close()
     print(f"[mjlab] done in {time.time() - start:.0f} s; run folder: {log_dir}")
