@@ -82,3 +82,29 @@ def test_a_run_that_fails_while_learning_keeps_its_folder(tmp_path, monkeypatch)
         train.run(task, cfg)
     (run,) = (tmp_path / "logs" / cfg.agent.experiment_name).iterdir()
     assert (run / "params" / "env.yaml").is_file()
+
+
+def test_only_rank_0_of_a_multi_gpu_run_makes_a_run_folder(tmp_path, monkeypatch):
+    from mjlab.rl.cli import parse_task_cli
+    from mjlab.rl.scripts import train
+
+    task, cfg = parse_task_cli(
+        "train", train.TrainCfg, ["Mjlab-Cartpole-Balance", "--log-root", str(tmp_path / "logs")]
+    )
+    made = []
+    real = train.new_run_dir
+    monkeypatch.setattr(train, "new_run_dir", lambda *a: made.append(real(*a)) or made[-1])
+
+    def stop(*args, **kwargs):  # the env would need CUDA here; the folders are decided by now
+        raise RuntimeError("stop")
+
+    monkeypatch.setattr(train, "ManagerBasedRlEnv", stop)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", "1")
+    with pytest.raises(RuntimeError, match="stop"):
+        train.run(task, cfg)
+    assert made == [] and not (tmp_path / "logs").exists()
+    monkeypatch.setenv("RANK", "0")
+    with pytest.raises(RuntimeError, match="stop"):
+        train.run(task, cfg)
+    assert len(made) == 1

@@ -71,13 +71,16 @@ class _ExportingRunner(MjlabOnPolicyRunner):
                 )
 
 
-def run(task_id: str, cfg: TrainCfg) -> Path:
-    """Train; returns the run folder."""
+def run(task_id: str, cfg: TrainCfg) -> Path | None:
+    """Train; returns the run folder (None on the ranks > 0 of a multi-GPU run, which write
+    nothing: rank 0 alone logs and saves)."""
     device = choose_device(cfg.device)
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    rank = 0
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         device = f"cuda:{local_rank}"
         cfg.agent.seed += local_rank
+        rank = int(os.environ.get("RANK", "0"))
     cfg.env.seed = cfg.agent.seed
     configure_wandb(cfg.agent.logger)
     log_root = Path(cfg.log_root).resolve()
@@ -86,23 +89,26 @@ def run(task_id: str, cfg: TrainCfg) -> Path:
         resume_path = find_checkpoint(
             log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
         )
-    log_dir = new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name)
+    log_dir = (
+        new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name) if rank == 0 else None
+    )
     stage = {"learning": False}
     try:
         return _train(task_id, cfg, device, log_dir, resume_path, stage)
     except BaseException:
         # A run that failed while starting (env, runner, resume) leaves no folder behind; once
         # learning began, its logs are kept whatever happens.
-        if not stage["learning"]:
+        if not stage["learning"] and log_dir is not None:
             remove_unused_run_dir(log_dir)
         raise
 
 
 def _train(
-    task_id: str, cfg: TrainCfg, device: str, log_dir: Path, resume_path, stage: dict
-) -> Path:
-    print(f"[mjlab] task: {task_id}  run folder: {log_dir}")
-    dump_params(log_dir, cfg.env, cfg.agent)
+    task_id: str, cfg: TrainCfg, device: str, log_dir: Path | None, resume_path, stage: dict
+) -> Path | None:
+    print(f"[mjlab] task: {task_id}  run folder: {log_dir or '(rank > 0: none)'}")
+    if log_dir is not None:
+        dump_params(log_dir, cfg.env, cfg.agent)
 
     start = time.time()
     env = ManagerBasedRlEnv(cfg.env, device=device)
@@ -123,7 +129,9 @@ def _train(
         if base is not MjlabOnPolicyRunner
         else _ExportingRunner
     )
-    runner = runner_cls(wrapped, train_cfg, str(log_dir), device=device)
+    runner = runner_cls(
+        wrapped, train_cfg, None if log_dir is None else str(log_dir), device=device
+    )
     if resume_path is not None:
         print(f"[mjlab] resuming from {resume_path}")
         runner.load(str(resume_path))
