@@ -122,7 +122,7 @@ def test_action_clip_is_exported_and_reproduced(tmp_path, linear_policy_file):
     assert result["meta"].action_clip == [-0.5, 0.5]
 
 
-def test_an_unflattened_history_is_refused_at_export_naming_the_term():
+def test_an_unconcatenated_group_is_refused_at_export():
     cfg = _short_cfg("Mjlab-Cartpole-Balance")
     terms = cfg.observations["actor"].terms
     name = next(iter(terms))

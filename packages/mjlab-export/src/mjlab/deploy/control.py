@@ -328,7 +328,8 @@ class ControlLoop:
         self.max_inference_s = (
             0.5 * self.step_dt if s.max_inference_s is None else s.max_inference_s
         )
-        self._loop_terms = [t.name for t in meta.observations if t.func in LOOP_TERMS]
+        self.loop_terms = [t.name for t in meta.observations if t.func in LOOP_TERMS]
+        """Names of the observation terms the loop fills itself (func in `LOOP_TERMS`)."""
         self._robot_terms = {t.name: t.dim for t in meta.observations if t.func not in LOOP_TERMS}
         self.last_action = np.zeros(n)
         """The previous raw action the policy saw as `last_action` (zeros at takeover)."""
@@ -528,7 +529,7 @@ class ControlLoop:
     def _policy_command(self, state: RobotState) -> tuple[JointCommand | None, Fault | None, float]:
         cycle = self.stats.cycles
         terms = {name: state.terms[name] for name in self._robot_terms}  # extras are ignored
-        for name in self._loop_terms:
+        for name in self.loop_terms:
             terms[name] = self.last_action
         try:
             obs = self.policy.build_observation(terms)

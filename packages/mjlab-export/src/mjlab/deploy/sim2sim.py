@@ -108,7 +108,7 @@ class Sim2Sim(MujocoRobot):
         """Every actor observation term, raw (before clip/scale), by term name: the robot's
         terms and the loop's (`last_action`)."""
         terms = self.observe_terms()
-        for name in self.loop._loop_terms:
+        for name in self.loop.loop_terms:
             terms[name] = self.last_action.copy()
         return terms
 
