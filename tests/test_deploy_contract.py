@@ -12,7 +12,12 @@ import torch
 from mjlab.deploy import OnnxPolicy
 from mjlab.envs import ManagerBasedRlEnv
 from mjlab.export import ExportError, metadata_from_env
-from mjlab.tasks import list_tasks, load_env_cfg
+from mjlab.rl import MjlabOnPolicyRunner, RslRlVecEnvWrapper, to_rsl_rl_train_cfg
+from mjlab.tasks import list_tasks, load_env_cfg, load_rl_cfg
+
+# mjlab.rl (rsl-rl -> tensordict -> triton) is imported at collection on purpose: triton's
+# native library segfaults when it is first loaded after Mesa's EGL (a video rendered earlier in
+# the same process, e.g. by the sim2sim video test).
 
 NUM_ENVS = 3
 EPISODE_STEPS = 9
@@ -155,9 +160,6 @@ def test_a_missing_group_is_refused_with_the_groups_listed():
 
 
 def test_the_training_wrappers_action_clip_is_exported(tmp_path):
-    from mjlab.rl import MjlabOnPolicyRunner, RslRlVecEnvWrapper, to_rsl_rl_train_cfg
-    from mjlab.tasks import load_rl_cfg
-
     task = "Mjlab-Cartpole-Balance"
     env = RslRlVecEnvWrapper(ManagerBasedRlEnv(_short_cfg(task)), clip_actions=0.3)
     runner = MjlabOnPolicyRunner(env, to_rsl_rl_train_cfg(load_rl_cfg(task)), None)
