@@ -6,7 +6,7 @@ import torch
 
 from mjlab.managers.manager_term_config import CommandTermCfg
 from mjlab.utils.config import copy_config
-from mjlab.utils.math import sample_uniform
+from mjlab.utils.math import sample_duration_steps
 
 
 class CommandTerm:
@@ -15,6 +15,11 @@ class CommandTerm:
     Subclasses implement `command` ((num_envs, dim) tensor), `_resample(env_ids)`,
     `_update_command()` (every step) and `_update_metrics()` (accumulate tracking errors into
     `self.metrics`, (num_envs,) tensors, averaged per episode and logged on reset).
+
+    Resampling timers count whole env steps: a time drawn from `cfg.resampling_time_range`
+    lasts `round(T / env.step_dt)` steps (at least 1). A reset draws a new command and timer,
+    and the step in which an env was reset does not count, so an env reset inside `step` and
+    one reset by `reset()` hold their first command equally long.
     """
 
     components: tuple[str, ...] = ()
@@ -26,28 +31,40 @@ class CommandTerm:
         self.num_envs = env.num_envs
         self.device = env.device
         self.metrics: dict[str, torch.Tensor] = {}
-        self.time_left = torch.zeros(self.num_envs, device=self.device)
+        self.steps_left = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
+        """(num_envs,) int64 env steps until each env's command is resampled."""
         self.command_counter = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
 
     @property
     def command(self) -> torch.Tensor:
         raise NotImplementedError
 
-    def _sample_time(self, n: int) -> torch.Tensor:
-        lo, hi = self.cfg.resampling_time_range
-        return sample_uniform(lo, hi, n, self.device, self.env.rng)
+    @property
+    def time_left(self) -> torch.Tensor:
+        """(num_envs,) time until each env's command is resampled, s (`steps_left * step_dt`)."""
+        return self.steps_left.to(torch.float32) * self.env.step_dt
 
     def resample(self, env_ids: torch.Tensor) -> None:
+        """Draw new commands and resampling timers for `env_ids`."""
         if len(env_ids) == 0:
             return
-        self.time_left[env_ids] = self._sample_time(len(env_ids))
+        self.steps_left[env_ids] = sample_duration_steps(
+            self.cfg.resampling_time_range,
+            self.env.step_dt,
+            len(env_ids),
+            self.device,
+            self.env.rng,
+        )
         self.command_counter[env_ids] += 1
         self._resample(env_ids)
 
     def compute(self, dt: float) -> None:
+        """One env step: metrics, timers (one step; `dt` is accepted for Isaac Lab's
+        signature), resampling of the commands that are due, then `_update_command`."""
         self._update_metrics()
-        self.time_left -= dt
-        self.resample((self.time_left <= 0.0).nonzero().flatten())
+        # An env reset in this step (episode length 0) already drew its command and timer.
+        self.steps_left -= (self.env.episode_length_buf > 0).long()
+        self.resample((self.steps_left <= 0).nonzero().flatten())
         self._update_command()
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float]:

@@ -6,12 +6,19 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import EventTermCfg
-from mjlab.utils.math import sample_uniform
+from mjlab.utils.math import sample_duration_steps
 
 
 class EventManager(ManagerBase):
-    """Calls `func(env, env_ids, **params)` per mode. Interval events keep per-env timers
-    (or one global timer) drawn uniformly from `interval_range_s`."""
+    """Calls `func(env, env_ids, **params)` per mode.
+
+    Interval events keep a timer per env (or one global timer) counted in whole env steps: each
+    wait is drawn uniformly from `interval_range_s` and lasts `round(T / env.step_dt)` steps
+    (at least 1; `mjlab.utils.math.sample_duration_steps`). A per-env timer is redrawn when its
+    env resets and does not count the step in which the reset happened, so an event never fires
+    sooner than `interval_range_s[0]` into an episode, whether the env was reset by `step` or by
+    `reset()` (Isaac Lab redraws them likewise).
+    """
 
     kind = "Event term"
 
@@ -22,45 +29,57 @@ class EventManager(ManagerBase):
             "reset": {},
             "interval": {},
         }
-        self._time_left: dict[str, torch.Tensor] = {}
+        self._steps_left: dict[str, torch.Tensor] = {}
         for name, term in self.cfg.items():
             self.prepare_term(name, term)
             self.mode_terms[term.mode][name] = term
             if term.mode == "interval":
                 size = 1 if term.is_global_time else env.num_envs
-                self._time_left[name] = self._sample_interval(term, size)
+                self._steps_left[name] = self._sample_interval(term, size)
 
     @property
     def active_terms(self) -> dict[str, list[str]]:
         return {m: list(t) for m, t in self.mode_terms.items()}
 
+    def steps_left(self, name: str) -> torch.Tensor:
+        """(num_envs,) int64 env steps until the interval event `name` fires next ((1,) for a
+        global timer). A read-only copy."""
+        return self._steps_left[name].clone()
+
     def _sample_interval(self, term: EventTermCfg, size: int) -> torch.Tensor:
-        lo, hi = term.interval_range_s
-        return sample_uniform(lo, hi, size, self.env.device, self.env.rng)
+        return sample_duration_steps(
+            term.interval_range_s, self.env.step_dt, size, self.env.device, self.env.rng
+        )
 
     def apply(
         self, mode: str, env_ids: torch.Tensor | None = None, dt: float | None = None
     ) -> None:
-        """Run the events of `mode`: startup/reset for `env_ids` (None: all), interval by `dt`."""
+        """Run the events of `mode`: startup/reset for `env_ids` (None: all); interval: advance
+        every timer by one env step and call the events that are due (`dt` is accepted for
+        Isaac Lab's signature; the timers count steps of `env.step_dt`)."""
         all_ids = torch.arange(self.env.num_envs, device=self.env.device)
         for name, term in self.mode_terms[mode].items():
             if mode != "interval":
                 term.func(self.env, all_ids if env_ids is None else env_ids, **term.params)
                 continue
-            left = self._time_left[name]
-            left -= dt
-            due = left <= 0
+            left = self._steps_left[name]
             if term.is_global_time:
-                if bool(due.item()):
+                left -= 1
+                if bool((left <= 0).item()):
                     left[:] = self._sample_interval(term, 1)
                     term.func(self.env, all_ids, **term.params)
                 continue
-            ids = due.nonzero().flatten()
+            # An env reset in this step (episode length 0) starts counting with the next step.
+            left -= (self.env.episode_length_buf > 0).long()
+            ids = (left <= 0).nonzero().flatten()
             if len(ids):
                 left[ids] = self._sample_interval(term, len(ids))
                 term.func(self.env, ids, **term.params)
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+        for name, term in self.mode_terms["interval"].items():
+            if not term.is_global_time and len(env_ids):
+                self._steps_left[name][env_ids] = self._sample_interval(term, len(env_ids))
         for term in self.cfg.values():
             self.reset_term(term, env_ids)
         return {}

@@ -55,11 +55,13 @@ class TerrainGeneratorCfg:
     base_thickness: float = 1.0
     """Thickness of the solid below the lowest point of the height field, m."""
     difficulty_range: tuple[float, float] = (0.0, 1.0)
-    """Difficulty of the first and the last row, within [0, 1]."""
+    """Difficulty of the first and the last row, within [0, 1]. With `curriculum`, row i has
+    exactly `lo + (hi - lo) * i / (num_rows - 1)` in every column and for every seed (a single
+    row has `lo`)."""
     curriculum: bool = True
-    """True: row i has difficulty in [i, i + 1) / num_rows of difficulty_range and columns are
-    split among the kinds by proportion. False: every cell gets a random kind (by proportion)
-    and a random difficulty."""
+    """True: rows follow the difficulty schedule above and columns are split among the kinds by
+    proportion (only the height maps' own randomness depends on `seed`). False: every cell gets
+    a random kind (by proportion) and a difficulty drawn uniformly from difficulty_range."""
     sub_terrains: dict[str, SubTerrainCfg] = field(
         default_factory=lambda: {"flat": FlatTerrainCfg()}
     )
@@ -152,11 +154,13 @@ class TerrainGenerator:
         )
         column_kind = np.minimum(column_kind, len(names) - 1)
         lo, hi = cfg.difficulty_range
+        # linspace: the first and last rows get exactly lo and hi.
+        row_difficulty = np.linspace(lo, hi, cfg.num_rows)
         for i in range(cfg.num_rows):
             for j in range(cfg.num_cols):
                 if cfg.curriculum:
                     kind = names[column_kind[j]]
-                    difficulty = lo + (hi - lo) * (i + rng.uniform()) / cfg.num_rows
+                    difficulty = float(row_difficulty[i])
                 else:
                     kind = names[rng.choice(len(names), p=share)]
                     difficulty = rng.uniform(lo, hi)

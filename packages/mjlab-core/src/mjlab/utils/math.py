@@ -542,6 +542,35 @@ def sample_uniform(
     return lo + (hi - lo) * u
 
 
+def sample_duration_steps(
+    range_s: tuple[float, float],
+    step_dt: float,
+    shape: Sequence[int] | int,
+    device: torch.device | str,
+    generator: torch.Generator | None = None,
+) -> torch.Tensor:
+    """Durations drawn uniformly from ``range_s`` seconds, counted in whole env steps.
+
+    A duration of ``T`` s lasts ``round(T / step_dt)`` steps, at least 1, so a 1.0 s period at
+    ``step_dt = 0.02`` is exactly 50 steps (a float32 countdown of ``T -= dt`` takes 51).
+
+    Args:
+        range_s: ``(lo, hi)`` duration, s.
+        step_dt: Length of one env step, s (> 0).
+        shape: Output shape.
+        device: Device of the output.
+        generator: Random generator; see ``sample_uniform``.
+
+    Returns:
+        int64 tensor of ``shape`` on ``device``, each >= 1.
+    """
+    lo, hi = range_s
+    # float64: 10.0 s / 0.02 s must be 500 steps, not 499.99997.
+    u = rand(shape, device, generator, torch.float64)
+    steps = torch.round((lo + (hi - lo) * u) / step_dt).long()
+    return steps.clamp_min(1)
+
+
 def sample_log_uniform(
     lower: torch.Tensor | float,
     upper: torch.Tensor | float,

@@ -21,7 +21,10 @@ def terrain_levels(
     asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> torch.Tensor:
     """Move envs that walked far enough to harder terrain rows and those that walked less than
-    half of what their command asked to easier rows (Isaac Lab's rule). Returns the mean level."""
+    half of what their command asked to easier rows (Isaac Lab's rule). Returns the mean level.
+
+    Only episodes that ran are judged: an env reset before it took a step (episode length 0,
+    e.g. `reset()` called twice, or the first reset of a run) keeps its row."""
     terrain = env.scene.terrain
     if terrain is None or getattr(terrain, "terrain_levels", None) is None:
         return torch.tensor(0.0)
@@ -32,6 +35,9 @@ def terrain_levels(
     cmd = env.command_manager.get_command(command_name)[env_ids, :2]
     move_down = distance < cmd.norm(dim=1) * env.max_episode_length_s * 0.5
     move_down &= ~move_up
+    ran = env.episode_length_buf[env_ids] > 0
+    move_up &= ran
+    move_down &= ran
     terrain.update_env_origins(env_ids, move_up, move_down)
     return terrain.terrain_levels.float().mean()
 
