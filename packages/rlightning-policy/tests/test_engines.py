@@ -6,8 +6,10 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -178,3 +180,117 @@ def test_train_rlightning_ray_listens_on_loopback_only_with_nothing_set(tmp_path
     assert {"gcs_server", "raylet"} <= names, (sorted(seen), output[-2000:])
     exposed = [s for s in seen if not is_loopback(s[1])]
     assert exposed == [], sorted(seen)
+
+
+def _kill(engine, actor_index: int) -> None:
+    _node, pid = engine.rollout_locations()[actor_index]
+    os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_a_rollout_actor_killed_mid_training_is_restarted_and_no_iteration_is_lost(
+    pm, local_ray, tmp_path, capsys
+):
+    local_ray.cloudpickle.register_pickle_by_value(pm)
+    engine = RayEngine(
+        functools.partial(pm.make_point_mass_env, num_envs=16),
+        pm.point_mass_train_cfg(num_steps_per_env=16),
+        TrainConfig(seed=0, log_interval=0, save_dir=str(tmp_path), save_interval=100),
+        num_rollout_workers=2,
+        learner_options={"num_cpus": 0.5},
+        rollout_options={"num_cpus": 0.5},
+        timeout_s=240.0,
+        max_actor_restarts=1,
+    )
+    try:
+        pids = [pid for _, pid in engine.rollout_locations()]
+        killer: list[threading.Timer] = []
+        checked: list[int] = []
+
+        def fault(report):
+            if report.iteration == 1:
+                _kill(engine, 0)  # between iterations: the next collect finds it restarted
+            if report.iteration == 3:
+                # During the next iteration's collect or weight load.
+                killer.append(threading.Timer(0.05, _kill, (engine, 1)))
+                killer[0].start()
+            if report.iteration == 5:
+                killer[0].join()
+                assert engine.actor_restarts == [1, 1]
+                new_pids = [pid for _, pid in engine.rollout_locations()]
+                assert all(a != b for a, b in zip(pids, new_pids, strict=True))
+                # The restarted actors run exactly the learner's latest weights.
+                learner = engine.learner_fingerprint()
+                assert all(fp == learner for fp in engine.rollout_fingerprints())
+                checked.append(report.iteration)
+                _kill(engine, 0)  # a second time: past max_actor_restarts=1
+
+        # Past its restart budget the run ends, naming the actor, with the learner's work saved.
+        with pytest.raises(RuntimeError, match=r"env_0 was lost .*allows no more.*model_5\.pt"):
+            engine.run(8, callback=fault)
+        assert checked == [5]
+        assert engine.iteration == 6  # iterations 0-5 ran in full despite two restarts
+        assert engine.total_steps == 6 * 2 * 16 * 16
+        assert (tmp_path / "model_5.pt").stat().st_size > 0
+        out = capsys.readouterr().out
+        assert "rollout actor env_0 was lost and Ray restarted it (1/1)" in out
+        assert "rollout actor env_1 was lost and Ray restarted it (1/1)" in out
+    finally:
+        engine.close()
+
+
+@pytest.fixture
+def two_node_cluster(monkeypatch):
+    """A Ray head and one worker node (two raylets, as `ray start --head` and
+    `ray start --address` make them) on 127.0.0.1, with every server on loopback.
+
+    `ray start --address=127.0.0.1:PORT` cannot make such a worker node: with clustering off
+    (what keeps Ray on loopback) it refuses to join, and with it on it rewrites 127.0.0.1 to the
+    machine's external address. Ray's own multi-node test cluster starts the same processes
+    without either.
+    """
+    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "1")
+    monkeypatch.delenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")
+    monkeypatch.setenv("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+    ray = pytest.importorskip("ray")
+    constants = sys.modules["ray._private.ray_constants"]
+    monkeypatch.setattr(constants, "ENABLE_RAY_CLUSTER", constants.ENABLE_RAY_CLUSTER)
+    loopback_only_ray()
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 2, "node_ip_address": "127.0.0.1", "include_dashboard": False},
+    )
+    try:
+        cluster.add_node(num_cpus=2, node_ip_address="127.0.0.1")
+        cluster.wait_for_nodes()
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_train_rlightning_joins_a_two_node_cluster_and_trains_cartpole_on_both(
+    two_node_cluster, tmp_path, capsys
+):
+    pytest.importorskip("mjlab.tasks")
+    from mjlab.rl.cli import parse_task_cli
+    from rlightning.engine import mjlab_train
+
+    assert two_node_cluster.address.startswith("127.0.0.1:")
+    argv = ["Mjlab-Cartpole-Balance", "--engine", "ray", "--ray-address"]
+    argv += [two_node_cluster.address, "--env.scene.num-envs", "64"]
+    argv += ["--agent.max-iterations", "4", "--log-root", str(tmp_path)]
+    reports = mjlab_train.run(*parse_task_cli("train-rlightning", mjlab_train._cfg_types(), argv))
+    out = capsys.readouterr().out
+    assert "2 rollout actors on 2 Ray node(s)" in out, out
+    assert [r.num_steps for r in reports] == [2 * 64 * 32] * 4
+    assert all(math.isfinite(r.losses["value"]) for r in reports)
+    assert sorted(p.name for p in tmp_path.rglob("model_*.pt")) == ["model_0.pt", "model_3.pt"]
+    listening = listening_sockets(process_tree(os.getpid()))
+    assert {name for name, _ in listening} >= {"gcs_server", "raylet"}, listening
+    assert [s for s in listening if not is_loopback(s[1])] == [], listening

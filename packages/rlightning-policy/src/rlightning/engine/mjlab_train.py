@@ -113,6 +113,11 @@ def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) ->
             num_rollout_workers=cfg.num_rollout_workers,
             device=device,
         )
+        nodes = {node for node, _ in engine.rollout_locations()}
+        print(
+            f"[rlightning] {cfg.num_rollout_workers} rollout actors on {len(nodes)} Ray node(s)",
+            flush=True,
+        )
     try:
         reports = engine.run()
     finally:

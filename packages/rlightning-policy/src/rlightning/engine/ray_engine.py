@@ -6,6 +6,7 @@ Ray is an optional dependency (``pip install rlightning-policy[ray]``); it is im
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -58,6 +59,11 @@ def loopback_only_ray() -> None:
         constants.ENABLE_RAY_CLUSTER = False
 
 
+class ActorRestarted(RuntimeError):
+    """A rollout actor was asked to collect with weights it does not hold: Ray restarted it
+    (its constructor ran again) since the engine last loaded weights into it."""
+
+
 class RolloutActor:
     """Body of a rollout actor: owns one env (made by the factory) and one EVAL policy.
 
@@ -92,20 +98,52 @@ class RolloutActor:
             check_for_nan=bool(train_cfg.get("check_for_nan", True)),
         )
 
+        self.weights_version = -1
+        """Version of the weights loaded last (-1: none since this process started)."""
+
     def env_meta(self) -> RSLRLVecEnvMeta:
         """The env's meta (picklable)."""
         return self.meta
 
-    def set_weights(self, weights: dict[str, dict[str, torch.Tensor]]) -> dict[str, float]:
-        """Push weights through the policy's weight-update thread, wait, return the fingerprint."""
+    def set_weights(
+        self, weights: dict[str, dict[str, torch.Tensor]], version: int = 0
+    ) -> tuple[dict[str, float], int]:
+        """Push weights through the policy's weight-update thread and wait.
+
+        Args:
+            weights: ``{module_name: state_dict}``.
+            version: The engine's count of broadcasts; `collect` checks it.
+
+        Returns:
+            ``(fingerprint of the loaded weights, version held before)`` (-1 before: this
+            process never had weights, i.e. it just started or was restarted).
+        """
         self.policy.push_weights(weights)
         self.policy.wait_for_weight_update_done()
-        return self.policy.get_param_fingerprint()
+        held_before, self.weights_version = self.weights_version, version
+        return self.policy.get_param_fingerprint(), held_before
 
-    def collect(self) -> tuple[TensorDict, Any]:
-        """One rollout: ``(dataset on CPU, RolloutStats)``."""
+    def collect(self, version: int | None = None) -> tuple[TensorDict, Any]:
+        """One rollout: ``(dataset on CPU, RolloutStats)``.
+
+        Raises:
+            ActorRestarted: ``version`` is not the version of the weights this actor holds (a
+                restarted actor holds none): nothing is collected with stale weights.
+        """
+        if version is not None and version != self.weights_version:
+            raise ActorRestarted(
+                f"holds weights version {self.weights_version}, asked for {version}"
+            )
         data, stats = self.worker.collect()
         return data.to("cpu"), stats
+
+    def location(self) -> tuple[str, int]:
+        """``(Ray node id, process id)`` of this actor."""
+        import os
+
+        import ray
+
+        return ray.get_runtime_context().get_node_id(), os.getpid()
 
     def fingerprint(self) -> dict[str, float]:
         """The policy's current weight fingerprint."""
@@ -180,6 +218,14 @@ class RayEngine(EngineLoop):
     into Ray's object store once and every actor loads them (behind its idle gate); each actor
     returns its weight fingerprint, which must match the learner's.
 
+    Rollout actors are spread over the cluster's nodes (Ray's ``"SPREAD"`` scheduling) and
+    survive faults: a rollout actor whose process dies (killed, out of memory, its node lost) is
+    restarted by Ray (``max_restarts``), gets the current weights and collects its share of the
+    iteration again, so no training is lost; the engine prints one line naming the actor and
+    counts it in ``actor_restarts``. Weights are versioned: a restarted actor never collects
+    with stale or initial weights. An actor that dies more than ``max_actor_restarts`` times
+    ends the run with a RuntimeError naming it, after the learner saved a checkpoint.
+
     Ray must already be initialized (``ray.init(...)``): locally, e.g.
     ``loopback_only_ray(); ray.init(num_cpus=4, include_dashboard=False,
     _node_ip_address="127.0.0.1")`` (every server on 127.0.0.1); on a cluster,
@@ -195,14 +241,19 @@ class RayEngine(EngineLoop):
         rollout_device: Rollout policies' device (``None``: CUDA if visible to the actor, else CPU).
         learner_options: Ray actor options of the learner; default ``{"num_cpus": 1}`` plus
             ``"num_gpus": 1`` when the cluster has a GPU.
-        rollout_options: Ray actor options of each rollout actor; default ``{"num_cpus": 1}``.
+        rollout_options: Ray actor options of each rollout actor, over the default
+            ``{"num_cpus": 1, "scheduling_strategy": "SPREAD", "max_restarts":
+            max_actor_restarts, "max_task_retries": 0}``.
         torch_threads: ``torch.set_num_threads`` in every actor; ``None`` leaves torch's default.
         timeout_s: Longest wait in seconds for any remote call; ``None`` waits forever.
+        max_actor_restarts: How often each rollout actor may be restarted (>= 0).
 
     Raises:
         ImportError: If ray is not installed.
-        RuntimeError: If Ray is not initialized.
-        ValueError: If ``num_rollout_workers`` < 1.
+        RuntimeError: If Ray is not initialized; during `run`: a rollout actor died more than
+            ``max_actor_restarts`` times, or the learner actor died (its weights since the last
+            checkpoint are gone; the message names the checkpoint folder).
+        ValueError: If ``num_rollout_workers`` < 1 or ``max_actor_restarts`` < 0.
     """
 
     def __init__(
@@ -218,6 +269,7 @@ class RayEngine(EngineLoop):
         rollout_options: dict[str, Any] | None = None,
         torch_threads: int | None = 1,
         timeout_s: float | None = 600.0,
+        max_actor_restarts: int = 3,
     ) -> None:
         try:
             import ray
@@ -233,13 +285,25 @@ class RayEngine(EngineLoop):
             )
         if num_rollout_workers < 1:
             raise ValueError(f"num_rollout_workers must be >= 1, got {num_rollout_workers}.")
+        if max_actor_restarts < 0:
+            raise ValueError(f"max_actor_restarts must be >= 0, got {max_actor_restarts}.")
         PolicyConfig(train_cfg=train_cfg)  # fail here, not inside an actor, on a bad train_cfg
         self._ray = ray
         self.train_config = train_config if train_config is not None else TrainConfig()
         self.timeout_s = timeout_s
         seed = self.train_config.seed
 
-        rollout_options = {"num_cpus": 1, **(rollout_options or {})}
+        self.max_actor_restarts = max_actor_restarts
+        self.actor_restarts = [0] * num_rollout_workers
+        """Restarts of each rollout actor so far, in actor order."""
+        rollout_options = {
+            "num_cpus": 1,
+            "scheduling_strategy": "SPREAD",
+            "max_restarts": max_actor_restarts,
+            # A call in flight when the actor died fails; the engine re-arms and repeats it.
+            "max_task_retries": 0,
+            **(rollout_options or {}),
+        }
         actor_cls: Any = ray.remote(RolloutActor)
         self.rollout_actors: list[Any] = [
             actor_cls.options(**rollout_options).remote(
@@ -274,10 +338,106 @@ class RayEngine(EngineLoop):
         )
         self._init_loop()
         self.last_mismatches: dict[int, list[str]] = {}
+        self._weights_version = 0
+        self._weights_ref: Any = None
         self.broadcast_weights()
 
     def _get(self, refs: Any) -> Any:
         return self._ray.get(refs, timeout=self.timeout_s)
+
+    def _on_each_actor(self, call: Callable[[Any], Any]) -> list[Any]:
+        """``call(actor)`` on every rollout actor in parallel; the results in actor order.
+
+        ``call`` returns an object ref, or a list of refs whose last one is waited on (the
+        list is returned). Faults are recovered here: while Ray restarts an actor its calls
+        fail as unavailable and are repeated; a restarted actor (`ActorRestarted`) is counted
+        (`_count_restart`), gets the current weights and is called again. An actor that Ray
+        will not restart (its restarts are used up) or that stays unavailable for
+        ``timeout_s`` ends the run (`_lost`).
+        """
+        exceptions = self._ray.exceptions
+        refs = [call(actor) for actor in self.rollout_actors]
+        results = []
+        for i in range(len(refs)):
+            unavailable_since = None
+            while True:
+                ref = refs[i]
+                try:
+                    value = self._get(ref[-1] if isinstance(ref, (tuple, list)) else ref)
+                    break
+                except ActorRestarted as error:
+                    self._discard(ref)
+                    self._count_restart(i, error)
+                    unavailable_since = None
+                    actor = self.rollout_actors[i]
+                    # Calls run in submission order: the weights arrive before the call.
+                    actor.set_weights.remote(self._weights_ref, self._weights_version)
+                    refs[i] = call(actor)
+                except exceptions.RayActorError as error:
+                    self._discard(ref)
+                    now = time.monotonic()
+                    unavailable_since = unavailable_since or now
+                    waited = now - unavailable_since
+                    used_up = self.actor_restarts[i] >= self.max_actor_restarts
+                    permanent = isinstance(error, exceptions.ActorDiedError) and used_up
+                    if permanent or (self.timeout_s is not None and waited > self.timeout_s):
+                        raise self._lost(i, error) from error
+                    time.sleep(0.2)  # Ray is restarting it (or will say it is dead)
+                    refs[i] = call(self.rollout_actors[i])
+            results.append(ref if isinstance(ref, (tuple, list)) else value)
+        return results
+
+    def _discard(self, ref: Any) -> None:
+        """Read the errors of a failed call's other refs, so that Ray does not report them as
+        unhandled when they are garbage-collected."""
+        for other in ref[:-1] if isinstance(ref, (tuple, list)) else ():
+            with contextlib.suppress(Exception):
+                self._ray.get(other, timeout=1.0)
+
+    def _count_restart(self, i: int, error: BaseException | None = None) -> None:
+        """Count a restart of rollout actor ``i`` and say so in one line."""
+        self.actor_restarts[i] += 1
+        count, limit = self.actor_restarts[i], self.max_actor_restarts
+        if count > limit:  # Ray restarts at most max_restarts times; kept as a safeguard
+            raise self._lost(i, error)
+        print(
+            f"[rlightning] rollout actor env_{i} was lost and Ray restarted it ({count}/{limit}): "
+            "it got the current weights and collects again.",
+            flush=True,
+        )
+
+    def _lost(self, i: int, error: BaseException | None) -> RuntimeError:
+        """The error that ends a run whose rollout actor ``i`` is gone for good (after a
+        checkpoint of the learner)."""
+        saved = self._save_after_failure()
+        cause = type(error).__name__ if error is not None else "unknown"
+        return RuntimeError(
+            f"Rollout actor env_{i} was lost ({cause}) after {self.actor_restarts[i]} "
+            f"restart(s); max_actor_restarts={self.max_actor_restarts} allows no more. {saved}"
+        )
+
+    def _save_after_failure(self) -> str:
+        """Checkpoint the learner after a fatal fault; a sentence saying where (or why not)."""
+        folder = self.train_config.save_dir
+        if folder is None:
+            return "No checkpoint was saved (train_config.save_dir is None)."
+        if self.iteration == 0:
+            return "No checkpoint was saved: no iteration had finished."
+        path = Path(folder) / f"model_{self.iteration - 1}.pt"
+        try:
+            self.save_checkpoint(path)
+        except Exception as error:  # the original fault matters more than this one
+            return f"Saving a checkpoint failed too ({error})."
+        return f"The learner's weights after iteration {self.iteration - 1} are saved in {path}."
+
+    def _learner_died(self, error: BaseException) -> RuntimeError:
+        folder = self.train_config.save_dir
+        where = f"the checkpoints in {folder}" if folder else "no checkpoint (save_dir is None)"
+        return RuntimeError(
+            "The learner actor died "
+            f"({type(error).__name__}); its weights since the last checkpoint are lost. "
+            f"Resume from {where}."
+        )
 
     def broadcast_weights(self) -> None:
         """Put the learner's weights in the object store once, load them on every rollout actor,
@@ -286,10 +446,14 @@ class RayEngine(EngineLoop):
         Raises:
             RuntimeError: If an actor's weights differ from the learner's after loading.
         """
-        weights_ref = self.learner.get_weights.remote()
-        actor_fingerprints = self._get(
-            [a.set_weights.remote(weights_ref) for a in self.rollout_actors]
-        )
+        self._weights_version += 1
+        self._weights_ref = self.learner.get_weights.remote()
+        version = self._weights_version
+        loaded = self._on_each_actor(lambda a: a.set_weights.remote(self._weights_ref, version))
+        for i, (_, held_before) in enumerate(loaded):
+            if held_before == -1 and version > 1:  # a fresh process: Ray restarted the actor
+                self._count_restart(i)
+        actor_fingerprints = [fingerprint for fingerprint, _ in loaded]
         learner_fingerprint = self._get(self.learner.fingerprint.remote())
         self.last_mismatches = {
             i: bad
@@ -304,12 +468,16 @@ class RayEngine(EngineLoop):
     def run_iteration(self) -> IterationReport:
         """Parallel rollouts -> one learner update -> weight broadcast; return the report."""
         start = time.perf_counter()
-        refs = [a.collect.options(num_returns=2).remote() for a in self.rollout_actors]
+        version = self._weights_version
+        refs = self._on_each_actor(lambda a: a.collect.options(num_returns=2).remote(version))
         data_refs = [data for data, _ in refs]
         all_stats = self._get([stats for _, stats in refs])
         collect_time = time.perf_counter() - start
         start = time.perf_counter()
-        losses = self._get(self.learner.train.remote(*data_refs))
+        try:
+            losses = self._get(self.learner.train.remote(*data_refs))
+        except self._ray.exceptions.RayActorError as error:
+            raise self._learner_died(error) from error
         self.broadcast_weights()
         learn_time = time.perf_counter() - start
 
@@ -323,6 +491,10 @@ class RayEngine(EngineLoop):
     def learner_fingerprint(self) -> dict[str, float]:
         """The learner's current weight fingerprint."""
         return self._get(self.learner.fingerprint.remote())
+
+    def rollout_locations(self) -> list[tuple[str, int]]:
+        """``(Ray node id, process id)`` of each rollout actor, in actor order."""
+        return self._on_each_actor(lambda a: a.location.remote())
 
     def rollout_fingerprints(self) -> list[dict[str, float]]:
         """Each rollout actor's current weight fingerprint, in actor order."""
