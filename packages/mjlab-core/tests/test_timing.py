@@ -68,8 +68,13 @@ def test_durations_count_whole_steps_without_float32_drift():
     steps = sample_duration_steps((1.0, 1.0), 0.02, 4, "cpu")
     assert steps.dtype == torch.int64 and steps.tolist() == [50] * 4
     assert sample_duration_steps((10.0, 10.0), 0.02, 1, "cpu").item() == 500
-    # A zero duration still lasts one step.
+    # A zero duration still lasts one step; a duration between steps is never cut short.
     assert sample_duration_steps((0.0, 0.0), 0.02, 1, "cpu").item() == 1
+    assert sample_duration_steps((0.05, 0.05), 0.02, 1, "cpu").item() == 3
+    # Every whole step within the range, each about equally often.
+    draws = sample_duration_steps((0.2, 0.3), 0.02, 60_000, "cpu", torch.Generator().manual_seed(0))
+    counts = torch.bincount(draws)[10:]
+    assert counts.numel() == 6 and counts.min() > 0.9 * counts.max()
 
 
 def test_a_one_second_resampling_period_lasts_exactly_fifty_steps():

@@ -45,28 +45,44 @@ def test_local_engine_learns_to_reach_and_hold_the_target(pm, tmp_path):
     assert saved == ["model_0.pt", "model_10.pt", "model_20.pt", "model_24.pt"]
 
 
-@pytest.fixture
-def local_ray(monkeypatch):
-    # As train-rlightning does: every Ray server on loopback, whatever the environment says.
-    # monkeypatch restores the variable (and Ray's constant, if loaded) after the test.
-    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "1")
-    monkeypatch.delenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")
-    ray = pytest.importorskip("ray")
-    constants = sys.modules["ray._private.ray_constants"]
-    monkeypatch.setattr(constants, "ENABLE_RAY_CLUSTER", constants.ENABLE_RAY_CLUSTER)
-    loopback_only_ray()
-    # Under `uv run`, Ray would ship the project to new uv-run workers; run them in this venv.
-    monkeypatch.setenv("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        _node_ip_address="127.0.0.1",
-        log_to_driver=False,
-    )
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """One Ray for this module's Ray tests: a head and one worker node (two raylets, as
+    `ray start --head` and `ray start --address` make them) on 127.0.0.1, every server on
+    loopback (as train-rlightning's local Ray: `loopback_only_ray`).
+
+    `ray start --address=127.0.0.1:PORT` cannot make such a worker node: with clustering off
+    (what keeps Ray on loopback) it refuses to join, and with it on it rewrites 127.0.0.1 to the
+    machine's external address. Ray's own multi-node test cluster starts the same processes
+    without either. The driver is connected (`ray.init`) for the whole module.
+    """
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "1")
+        mp.delenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")
+        # Under `uv run`, Ray would ship the project to new uv-run workers; use this venv.
+        mp.setenv("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+        ray = pytest.importorskip("ray")
+        constants = sys.modules["ray._private.ray_constants"]
+        mp.setattr(constants, "ENABLE_RAY_CLUSTER", constants.ENABLE_RAY_CLUSTER)
+        loopback_only_ray()
+        from ray.cluster_utils import Cluster
+
+        cluster = Cluster(
+            initialize_head=True,
+            head_node_args={
+                "num_cpus": 2,
+                "node_ip_address": "127.0.0.1",
+                "include_dashboard": False,
+            },
+        )
+        try:
+            cluster.add_node(num_cpus=2, node_ip_address="127.0.0.1")
+            cluster.wait_for_nodes()
+            ray.init(address=cluster.address, log_to_driver=False)
+            yield cluster
+        finally:
+            ray.shutdown()
+            cluster.shutdown()
 
 
 def listening_sockets(pids: set[int]) -> list[tuple[str, str]]:
@@ -109,9 +125,11 @@ def process_tree(pid: int) -> set[int]:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_ray_engine_two_rollout_actors_run_the_learners_weights(pm, local_ray):
+def test_ray_engine_two_rollout_actors_run_the_learners_weights(pm, ray_cluster):
+    import ray
+
     # The env module is not importable by Ray workers (it is loaded by path): ship it by value.
-    local_ray.cloudpickle.register_pickle_by_value(pm)
+    ray.cloudpickle.register_pickle_by_value(pm)
     engine = RayEngine(
         functools.partial(pm.make_point_mass_env, num_envs=16),
         # Observation normalizers: their statistics (buffers) must travel with the weights too.
@@ -190,9 +208,11 @@ def _kill(engine, actor_index: int) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_a_rollout_actor_killed_mid_training_is_restarted_and_no_iteration_is_lost(
-    pm, local_ray, tmp_path, capsys
+    pm, ray_cluster, tmp_path, capsys
 ):
-    local_ray.cloudpickle.register_pickle_by_value(pm)
+    import ray
+
+    ray.cloudpickle.register_pickle_by_value(pm)
     engine = RayEngine(
         functools.partial(pm.make_point_mass_env, num_envs=16),
         pm.point_mass_train_cfg(num_steps_per_env=16),
@@ -218,6 +238,8 @@ def test_a_rollout_actor_killed_mid_training_is_restarted_and_no_iteration_is_lo
             if report.iteration == 5:
                 killer[0].join()
                 assert engine.actor_restarts == [1, 1]
+                # Every rollout ran the weights of its own iteration (restarted ones included).
+                assert engine.last_collect_versions == [report.iteration + 1] * 2
                 new_pids = [pid for _, pid in engine.rollout_locations()]
                 assert all(a != b for a, b in zip(pids, new_pids, strict=True))
                 # The restarted actors run exactly the learner's latest weights.
@@ -227,7 +249,10 @@ def test_a_rollout_actor_killed_mid_training_is_restarted_and_no_iteration_is_lo
                 _kill(engine, 0)  # a second time: past max_actor_restarts=1
 
         # Past its restart budget the run ends, naming the actor, with the learner's work saved.
-        with pytest.raises(RuntimeError, match=r"env_0 was lost .*allows no more.*model_5\.pt"):
+        with pytest.raises(
+            RuntimeError,
+            match=r"env_0 was lost \(ActorDiedError\) and Ray does not restart it.*model_5\.pt",
+        ):
             engine.run(8, callback=fault)
         assert checked == [5]
         assert engine.iteration == 6  # iterations 0-5 ran in full despite two restarts
@@ -240,50 +265,18 @@ def test_a_rollout_actor_killed_mid_training_is_restarted_and_no_iteration_is_lo
         engine.close()
 
 
-@pytest.fixture
-def two_node_cluster(monkeypatch):
-    """A Ray head and one worker node (two raylets, as `ray start --head` and
-    `ray start --address` make them) on 127.0.0.1, with every server on loopback.
-
-    `ray start --address=127.0.0.1:PORT` cannot make such a worker node: with clustering off
-    (what keeps Ray on loopback) it refuses to join, and with it on it rewrites 127.0.0.1 to the
-    machine's external address. Ray's own multi-node test cluster starts the same processes
-    without either.
-    """
-    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "1")
-    monkeypatch.delenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")
-    monkeypatch.setenv("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
-    ray = pytest.importorskip("ray")
-    constants = sys.modules["ray._private.ray_constants"]
-    monkeypatch.setattr(constants, "ENABLE_RAY_CLUSTER", constants.ENABLE_RAY_CLUSTER)
-    loopback_only_ray()
-    from ray.cluster_utils import Cluster
-
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args={"num_cpus": 2, "node_ip_address": "127.0.0.1", "include_dashboard": False},
-    )
-    try:
-        cluster.add_node(num_cpus=2, node_ip_address="127.0.0.1")
-        cluster.wait_for_nodes()
-        yield cluster
-    finally:
-        ray.shutdown()
-        cluster.shutdown()
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_train_rlightning_joins_a_two_node_cluster_and_trains_cartpole_on_both(
-    two_node_cluster, tmp_path, capsys
+    ray_cluster, tmp_path, capsys
 ):
     pytest.importorskip("mjlab.tasks")
     from mjlab.rl.cli import parse_task_cli
     from rlightning.engine import mjlab_train
 
-    assert two_node_cluster.address.startswith("127.0.0.1:")
+    assert ray_cluster.address.startswith("127.0.0.1:")
     argv = ["Mjlab-Cartpole-Balance", "--engine", "ray", "--ray-address"]
-    argv += [two_node_cluster.address, "--env.scene.num-envs", "64"]
+    argv += [ray_cluster.address, "--env.scene.num-envs", "64"]
     argv += ["--agent.max-iterations", "4", "--log-root", str(tmp_path)]
     reports = mjlab_train.run(*parse_task_cli("train-rlightning", mjlab_train._cfg_types(), argv))
     out = capsys.readouterr().out

@@ -16,8 +16,8 @@ class CommandTerm:
     `_update_command()` (every step) and `_update_metrics()` (accumulate tracking errors into
     `self.metrics`, (num_envs,) tensors, averaged per episode and logged on reset).
 
-    Resampling timers count whole env steps: a time drawn from `cfg.resampling_time_range`
-    lasts `round(T / env.step_dt)` steps (at least 1). A reset draws a new command and timer,
+    Resampling timers count whole env steps, drawn uniformly within
+    `cfg.resampling_time_range` (`mjlab.utils.math.sample_duration_steps`). A reset draws a new command and timer,
     and the step in which an env was reset does not count, so an env reset inside `step` and
     one reset by `reset()` hold their first command equally long.
     """
@@ -41,7 +41,8 @@ class CommandTerm:
 
     @property
     def time_left(self) -> torch.Tensor:
-        """(num_envs,) time until each env's command is resampled, s (`steps_left * step_dt`)."""
+        """(num_envs,) time until each env's command is resampled, s (`steps_left * step_dt`):
+        a new tensor, so writing into it changes nothing; write `steps_left` instead."""
         return self.steps_left.to(torch.float32) * self.env.step_dt
 
     def resample(self, env_ids: torch.Tensor) -> None:

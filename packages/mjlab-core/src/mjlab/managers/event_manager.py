@@ -13,8 +13,8 @@ class EventManager(ManagerBase):
     """Calls `func(env, env_ids, **params)` per mode.
 
     Interval events keep a timer per env (or one global timer) counted in whole env steps: each
-    wait is drawn uniformly from `interval_range_s` and lasts `round(T / env.step_dt)` steps
-    (at least 1; `mjlab.utils.math.sample_duration_steps`). A per-env timer is redrawn when its
+    wait is a whole number of steps drawn uniformly within `interval_range_s`
+    (`mjlab.utils.math.sample_duration_steps`). A per-env timer is redrawn when its
     env resets and does not count the step in which the reset happened, so an event never fires
     sooner than `interval_range_s[0]` into an episode, whether the env was reset by `step` or by
     `reset()` (Isaac Lab redraws them likewise).

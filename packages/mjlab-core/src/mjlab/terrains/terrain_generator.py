@@ -55,9 +55,9 @@ class TerrainGeneratorCfg:
     base_thickness: float = 1.0
     """Thickness of the solid below the lowest point of the height field, m."""
     difficulty_range: tuple[float, float] = (0.0, 1.0)
-    """Difficulty of the first and the last row, within [0, 1]. With `curriculum`, row i has
-    exactly `lo + (hi - lo) * i / (num_rows - 1)` in every column and for every seed (a single
-    row has `lo`)."""
+    """Difficulty of the first and the last row, within [0, 1]. With `curriculum`, the rows
+    have `numpy.linspace(lo, hi, num_rows)` (exactly lo and hi at the ends; a single row has
+    lo) in every column and for every seed."""
     curriculum: bool = True
     """True: rows follow the difficulty schedule above and columns are split among the kinds by
     proportion (only the height maps' own randomness depends on `seed`). False: every cell gets

@@ -549,10 +549,12 @@ def sample_duration_steps(
     device: torch.device | str,
     generator: torch.Generator | None = None,
 ) -> torch.Tensor:
-    """Durations drawn uniformly from ``range_s`` seconds, counted in whole env steps.
+    """Durations drawn from ``range_s`` seconds, counted in whole env steps.
 
-    A duration of ``T`` s lasts ``round(T / step_dt)`` steps, at least 1, so a 1.0 s period at
-    ``step_dt = 0.02`` is exactly 50 steps (a float32 countdown of ``T -= dt`` takes 51).
+    The steps are drawn uniformly from the integers in ``[ceil(lo / step_dt), floor(hi /
+    step_dt)]`` (the lower end if that range is empty; at least 1), so a duration never falls
+    short of ``lo`` and a 1.0 s period at ``step_dt = 0.02`` is exactly 50 steps (a float32
+    countdown of ``T -= dt`` takes 51).
 
     Args:
         range_s: ``(lo, hi)`` duration, s.
@@ -564,11 +566,12 @@ def sample_duration_steps(
     Returns:
         int64 tensor of ``shape`` on ``device``, each >= 1.
     """
-    lo, hi = range_s
-    # float64: 10.0 s / 0.02 s must be 500 steps, not 499.99997.
+    lo_s, hi_s = range_s
+    # A tolerance of 1e-9 steps: 10.0 s / 0.02 s is 500 steps, not 501 (or 499).
+    lo = max(math.ceil(lo_s / step_dt - 1e-9), 1)
+    hi = max(math.floor(hi_s / step_dt + 1e-9), lo)
     u = rand(shape, device, generator, torch.float64)
-    steps = torch.round((lo + (hi - lo) * u) / step_dt).long()
-    return steps.clamp_min(1)
+    return (lo + torch.floor(u * (hi - lo + 1))).long().clamp_max(hi)
 
 
 def sample_log_uniform(

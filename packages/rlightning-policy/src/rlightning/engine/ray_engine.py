@@ -64,6 +64,15 @@ class ActorRestarted(RuntimeError):
     (its constructor ran again) since the engine last loaded weights into it."""
 
 
+def _is_about(error: BaseException, actor: Any) -> bool:
+    """Whether a Ray actor error names `actor` (an error without an actor id is assumed to)."""
+    actor_id = getattr(error, "actor_id", None)
+    if not actor_id:
+        return True
+    own = actor._actor_id.hex()
+    return (actor_id.hex() if isinstance(actor_id, bytes) else str(actor_id)) == own
+
+
 class RolloutActor:
     """Body of a rollout actor: owns one env (made by the factory) and one EVAL policy.
 
@@ -135,6 +144,7 @@ class RolloutActor:
                 f"holds weights version {self.weights_version}, asked for {version}"
             )
         data, stats = self.worker.collect()
+        stats.weights_version = self.weights_version
         return data.to("cpu"), stats
 
     def location(self) -> tuple[str, int]:
@@ -219,12 +229,14 @@ class RayEngine(EngineLoop):
     returns its weight fingerprint, which must match the learner's.
 
     Rollout actors are spread over the cluster's nodes (Ray's ``"SPREAD"`` scheduling) and
-    survive faults: a rollout actor whose process dies (killed, out of memory, its node lost) is
-    restarted by Ray (``max_restarts``), gets the current weights and collects its share of the
-    iteration again, so no training is lost; the engine prints one line naming the actor and
-    counts it in ``actor_restarts``. Weights are versioned: a restarted actor never collects
-    with stale or initial weights. An actor that dies more than ``max_actor_restarts`` times
-    ends the run with a RuntimeError naming it, after the learner saved a checkpoint.
+    survive faults: a rollout actor whose process dies (killed, out of memory) is restarted by
+    Ray (``max_restarts``), gets the current weights and collects its share of the iteration
+    again, so no training is lost; the engine prints one line naming the actor and counts it in
+    ``actor_restarts``. Weights are versioned and every rollout reports the version it ran: a
+    restarted actor never collects with stale or initial weights. An actor that Ray does not
+    restart (its restarts used up, or its constructor failed) or that stays unavailable for
+    ``timeout_s`` ends the run with a RuntimeError naming it, after the learner saved a
+    checkpoint. Data lost with a node (Ray's ObjectLostError) is not recovered.
 
     Ray must already be initialized (``ray.init(...)``): locally, e.g.
     ``loopback_only_ray(); ray.init(num_cpus=4, include_dashboard=False,
@@ -293,7 +305,6 @@ class RayEngine(EngineLoop):
         self.timeout_s = timeout_s
         seed = self.train_config.seed
 
-        self.max_actor_restarts = max_actor_restarts
         self.actor_restarts = [0] * num_rollout_workers
         """Restarts of each rollout actor so far, in actor order."""
         rollout_options = {
@@ -304,6 +315,8 @@ class RayEngine(EngineLoop):
             "max_task_retries": 0,
             **(rollout_options or {}),
         }
+        # The budget Ray applies (rollout_options may set max_restarts itself).
+        self.max_actor_restarts = int(rollout_options["max_restarts"])
         actor_cls: Any = ray.remote(RolloutActor)
         self.rollout_actors: list[Any] = [
             actor_cls.options(**rollout_options).remote(
@@ -340,6 +353,7 @@ class RayEngine(EngineLoop):
         self.last_mismatches: dict[int, list[str]] = {}
         self._weights_version = 0
         self._weights_ref: Any = None
+        self._updates = 0  # learner updates done (the learner's weights are after update n-1)
         self.broadcast_weights()
 
     def _get(self, refs: Any) -> Any:
@@ -375,15 +389,19 @@ class RayEngine(EngineLoop):
                     refs[i] = call(actor)
                 except exceptions.RayActorError as error:
                     self._discard(ref)
+                    actor = self.rollout_actors[i]
+                    if not _is_about(error, actor):
+                        raise  # another actor failed (the learner, whose weights this needed)
+                    if not isinstance(error, exceptions.ActorUnavailableError):
+                        # Died for good: restarts used up, or its constructor failed. (While
+                        # Ray restarts an actor, its calls fail as unavailable.)
+                        raise self._lost(i, error) from error
                     now = time.monotonic()
                     unavailable_since = unavailable_since or now
-                    waited = now - unavailable_since
-                    used_up = self.actor_restarts[i] >= self.max_actor_restarts
-                    permanent = isinstance(error, exceptions.ActorDiedError) and used_up
-                    if permanent or (self.timeout_s is not None and waited > self.timeout_s):
-                        raise self._lost(i, error) from error
-                    time.sleep(0.2)  # Ray is restarting it (or will say it is dead)
-                    refs[i] = call(self.rollout_actors[i])
+                    if self.timeout_s is not None and now - unavailable_since > self.timeout_s:
+                        raise self._lost(i, error, waited=now - unavailable_since) from error
+                    time.sleep(0.2)
+                    refs[i] = call(actor)
             results.append(ref if isinstance(ref, (tuple, list)) else value)
         return results
 
@@ -406,29 +424,36 @@ class RayEngine(EngineLoop):
             flush=True,
         )
 
-    def _lost(self, i: int, error: BaseException | None) -> RuntimeError:
+    def _lost(
+        self, i: int, error: BaseException | None, waited: float | None = None
+    ) -> RuntimeError:
         """The error that ends a run whose rollout actor ``i`` is gone for good (after a
         checkpoint of the learner)."""
         saved = self._save_after_failure()
         cause = type(error).__name__ if error is not None else "unknown"
-        return RuntimeError(
-            f"Rollout actor env_{i} was lost ({cause}) after {self.actor_restarts[i]} "
-            f"restart(s); max_actor_restarts={self.max_actor_restarts} allows no more. {saved}"
-        )
+        restarts = f"{self.actor_restarts[i]} restart(s), max_actor_restarts="
+        restarts += str(self.max_actor_restarts)
+        if waited is not None:
+            what = f"stayed unavailable for {waited:.0f} s (timeout_s; {restarts})"
+        elif getattr(error, "actor_init_failed", False):
+            what = f"failed in its constructor, so Ray does not restart it ({restarts})"
+        else:
+            what = f"was lost ({cause}) and Ray does not restart it ({restarts})"
+        return RuntimeError(f"Rollout actor env_{i} {what}. {saved}")
 
     def _save_after_failure(self) -> str:
         """Checkpoint the learner after a fatal fault; a sentence saying where (or why not)."""
         folder = self.train_config.save_dir
         if folder is None:
             return "No checkpoint was saved (train_config.save_dir is None)."
-        if self.iteration == 0:
-            return "No checkpoint was saved: no iteration had finished."
-        path = Path(folder) / f"model_{self.iteration - 1}.pt"
+        if self._updates == 0:
+            return "No checkpoint was saved: the learner had not updated yet."
+        path = Path(folder) / f"model_{self._updates - 1}.pt"
         try:
             self.save_checkpoint(path)
         except Exception as error:  # the original fault matters more than this one
             return f"Saving a checkpoint failed too ({error})."
-        return f"The learner's weights after iteration {self.iteration - 1} are saved in {path}."
+        return f"The learner's weights after iteration {self._updates - 1} are saved in {path}."
 
     def _learner_died(self, error: BaseException) -> RuntimeError:
         folder = self.train_config.save_dir
@@ -449,12 +474,15 @@ class RayEngine(EngineLoop):
         self._weights_version += 1
         self._weights_ref = self.learner.get_weights.remote()
         version = self._weights_version
-        loaded = self._on_each_actor(lambda a: a.set_weights.remote(self._weights_ref, version))
+        try:
+            loaded = self._on_each_actor(lambda a: a.set_weights.remote(self._weights_ref, version))
+            learner_fingerprint = self._get(self.learner.fingerprint.remote())
+        except self._ray.exceptions.RayActorError as error:
+            raise self._learner_died(error) from error
         for i, (_, held_before) in enumerate(loaded):
             if held_before == -1 and version > 1:  # a fresh process: Ray restarted the actor
                 self._count_restart(i)
         actor_fingerprints = [fingerprint for fingerprint, _ in loaded]
-        learner_fingerprint = self._get(self.learner.fingerprint.remote())
         self.last_mismatches = {
             i: bad
             for i, fingerprint in enumerate(actor_fingerprints)
@@ -472,12 +500,19 @@ class RayEngine(EngineLoop):
         refs = self._on_each_actor(lambda a: a.collect.options(num_returns=2).remote(version))
         data_refs = [data for data, _ in refs]
         all_stats = self._get([stats for _, stats in refs])
+        self.last_collect_versions = [s.weights_version for s in all_stats]
+        """Weights version each actor's last rollout ran, in actor order."""
+        if any(v != version for v in self.last_collect_versions):  # an invariant, kept checked
+            raise RuntimeError(
+                f"Rollouts ran weights versions {self.last_collect_versions}, not {version}."
+            )
         collect_time = time.perf_counter() - start
         start = time.perf_counter()
         try:
             losses = self._get(self.learner.train.remote(*data_refs))
         except self._ray.exceptions.RayActorError as error:
             raise self._learner_died(error) from error
+        self._updates += 1
         self.broadcast_weights()
         learn_time = time.perf_counter() - start
 

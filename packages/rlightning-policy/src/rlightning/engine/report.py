@@ -28,6 +28,10 @@ class RolloutStats:
     episode_lengths: list[int] = field(default_factory=list)
     """Length in steps of every episode that ended during the rollout."""
 
+    weights_version: int | None = None
+    """Version of the weights the rollout ran (the Ray engine's broadcast count; None: not
+    versioned)."""
+
     env_log: dict[str, float] = field(default_factory=dict)
     """Mean over the rollout's steps of each scalar in the env's ``extras["log"]``."""
 
