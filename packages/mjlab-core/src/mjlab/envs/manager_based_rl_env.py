@@ -268,7 +268,12 @@ class ManagerBasedRlEnv:
 
     # -- rendering ------------------------------------------------------------------------------------
     def render(self, env_id: int = 0) -> np.ndarray | None:
-        """(height, width, 3) uint8 frame of env `env_id` with MuJoCo's renderer."""
+        """(height, width, 3) uint8 frame of env `env_id` with MuJoCo's renderer.
+
+        Raises:
+            RuntimeError: MuJoCo has no OpenGL context (headless without MUJOCO_GL set before
+                mujoco was imported; `play --video` chooses a backend itself).
+        """
         if self.render_mode != "rgb_array":
             return None
         import mujoco
@@ -277,7 +282,15 @@ class ManagerBasedRlEnv:
         model = self.sim.get_model(env_id)
         data = self.sim.get_data(env_id)
         if self._renderer is None:
-            self._renderer = mujoco.Renderer(model, height=view.height, width=view.width)
+            try:
+                self._renderer = mujoco.Renderer(model, height=view.height, width=view.width)
+            except Exception as error:
+                if "OpenGL" not in str(error) and "GL" not in str(error):
+                    raise
+                raise RuntimeError(
+                    f"MuJoCo could not render ({str(error).strip().splitlines()[0]}). Without "
+                    "a display set MUJOCO_GL=egl (or osmesa) before mujoco is first imported."
+                ) from error
             self._camera = mujoco.MjvCamera()
         if view.camera is not None:
             self._renderer.update_scene(data, camera=view.camera)

@@ -78,9 +78,12 @@ class Scene:
             if _is_fixed_base(entity.spec):
                 frame.pos = list(ent_cfg.init_state.pos)
                 frame.quat = list(ent_cfg.init_state.rot)
+            # The physics options are the task's (SimulationCfg sets them on the compiled
+            # model): an MJCF's own <option> (Menagerie's go1.xml asks for an elliptic cone and
+            # impratio 100) is replaced by the scene's before attaching, so MuJoCo has no
+            # conflict to print.
+            _adopt_options(entity.spec, self.spec)
             with warnings.catch_warnings():
-                # An MJCF's own <option> (e.g. Go1's elliptic cone) conflicts with the scene's;
-                # the scene keeps its own and SimulationCfg sets the physics options anyway.
                 warnings.filterwarnings("ignore", message="Attach conflict")
                 self.spec.attach(entity.spec, prefix=f"{name}/", frame=frame)
             self._add_terrain_pairs(name, entity)
@@ -163,6 +166,47 @@ class Scene:
         """Advance sensors by one env step of `dt` s."""
         for sensor in self.sensors.values():
             sensor.update(dt)
+
+
+_OPTION_FIELDS = [
+    "ccd_iterations",
+    "ccd_tolerance",
+    "cone",
+    "density",
+    "disableactuator",
+    "disableflags",
+    "enableflags",
+    "gravity",
+    "impratio",
+    "integrator",
+    "iterations",
+    "jacobian",
+    "ls_iterations",
+    "ls_tolerance",
+    "magnetic",
+    "noslip_iterations",
+    "noslip_tolerance",
+    "o_friction",
+    "o_margin",
+    "o_solimp",
+    "o_solref",
+    "sdf_initpoints",
+    "sdf_iterations",
+    "sleep_tolerance",
+    "solver",
+    "timestep",
+    "tolerance",
+    "viscosity",
+    "wind",
+]
+
+
+def _adopt_options(child: mujoco.MjSpec, parent: mujoco.MjSpec) -> None:
+    """Give `child` the `<option>` values of `parent` (those this MuJoCo has)."""
+    for name in _OPTION_FIELDS:
+        if hasattr(parent.option, name):
+            value = getattr(parent.option, name)
+            setattr(child.option, name, value.copy() if hasattr(value, "copy") else value)
 
 
 def _is_fixed_base(spec: mujoco.MjSpec) -> bool:

@@ -73,7 +73,7 @@ class Sim2sim:
     seconds: float = 10.0
     """Simulated time, s."""
     video: Path | None = None
-    """Write an mp4 of the run (MuJoCo renderer; headless with MUJOCO_GL=egl)."""
+    """Write an mp4 of the run (MuJoCo renderer; headless: EGL, else OSMesa, chosen itself)."""
 
 
 @dataclasses.dataclass
@@ -132,7 +132,12 @@ def inspect(policy_path: Path) -> str:
         f"policy        {policy_path}",
         f"schema        mjlab.deployment v{m.schema_version}",
         f"task          {m.task_id or '-'}",
-        f"robot         {robot.menagerie_name}/{robot.entry} (oid {robot.oid})",
+        "robot         "
+        + (
+            f"{robot.menagerie_name}/{robot.entry} (oid {robot.oid})"
+            if robot.menagerie_name
+            else "(not a mujoco-menagerie robot: sim2sim and run --robot mujoco need one)"
+        ),
         f"spawn         pos {robot.init_pos} m, rot (wxyz) {robot.init_rot}",
         f"control       step_dt {m.step_dt} s = {m.decimation} x physics_dt {m.physics_dt} s; "
         f"action {m.action_type}"
@@ -204,7 +209,16 @@ def bench(policy_path: Path, iterations: int = 2000) -> dict[str, float]:
 
 
 def sim2sim(policy_path: Path, command, seconds: float, video: Path | None):
-    """Run `policy_path` in plain MuJoCo; returns the `Sim2SimReport`."""
+    """Run `policy_path` in plain MuJoCo; returns the `Sim2SimReport`. With a video, MuJoCo's
+    headless OpenGL backend is chosen first (`mjlab.deploy.headless.choose_gl_backend`).
+
+    Raises:
+        mjlab.deploy.headless.HeadlessGLError: a video was asked for and nothing renders here.
+    """
+    if video is not None:
+        from mjlab.deploy.headless import choose_gl_backend
+
+        choose_gl_backend()
     from mjlab.deploy.sim2sim import Sim2Sim
 
     sim = Sim2Sim(OnnxPolicy(policy_path))
@@ -253,9 +267,11 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]
+    from mjlab.deploy.headless import HeadlessGLError
+
     try:
         _dispatch(args)
-    except (FileNotFoundError, ValueError, ImportError) as err:
+    except (FileNotFoundError, ValueError, ImportError, HeadlessGLError) as err:
         sim_missing = isinstance(err, ImportError) and err.name in ("mujoco", "mujoco_menagerie")
         if debug or (isinstance(err, ImportError) and not sim_missing):
             raise

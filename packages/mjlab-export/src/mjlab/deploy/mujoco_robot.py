@@ -291,9 +291,18 @@ class MujocoRobot:
     def make_renderer(
         self, height: int = 360, width: int = 480
     ) -> Callable[[mujoco.MjModel, mujoco.MjData], np.ndarray]:
-        """A render callback for `run` with a camera that follows the base (needs an OpenGL
-        context: set MUJOCO_GL=egl on a headless machine)."""
-        renderer = mujoco.Renderer(self.model, height=height, width=width)
+        """A render callback for `run` with a camera that follows the base.
+
+        Raises:
+            mjlab.deploy.headless.HeadlessGLError: MuJoCo has no OpenGL context (headless, and
+                mujoco was imported without MUJOCO_GL; `deploy sim2sim --video` chooses it).
+        """
+        from mjlab.deploy.headless import renderer_error
+
+        try:
+            renderer = mujoco.Renderer(self.model, height=height, width=width)
+        except Exception as error:
+            raise renderer_error(error) from error
         camera = mujoco.MjvCamera()
         camera.type = mujoco.mjtCamera.mjCAMERA_TRACKING
         camera.trackbodyid = self.root_body

@@ -4,11 +4,15 @@ make the run folder, dump the configs, find checkpoints."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
+import itertools
 import os
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,10 +24,50 @@ import yaml
 T = TypeVar("T")
 
 
+def run_command(prog: str, main: Callable[[list[str]], T], argv: list[str] | None = None) -> T:
+    """Run a command's `main(args)` so that a user's mistake is one line, not a traceback.
+
+    A bad task id, config value, file, device or robot model (`KeyError`, `ValueError`
+    including `ConfigError`, `FileNotFoundError`, `mjlab.tasks.robots.RobotModelError`,
+    `mjlab.deploy.headless.HeadlessGLError`) prints `PROG: error: MESSAGE` on stderr and exits
+    with status 2. `--debug` anywhere in the arguments shows the traceback instead.
+    """
+    from mjlab.deploy.headless import HeadlessGLError
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    args = [a for a in args if a != "--debug"]
+    try:
+        return main(args)
+    except Exception as err:
+        # mjlab.tasks imports mujoco: look its error class up only once it was loaded (a
+        # command that renders must choose the GL backend before mujoco is imported).
+        robots = sys.modules.get("mjlab.tasks.robots")
+        user_error = (KeyError, ValueError, FileNotFoundError, HeadlessGLError)
+        if robots is not None:
+            user_error += (robots.RobotModelError,)
+        if debug or not isinstance(err, user_error):
+            raise
+        text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
+        print(f"{prog}: error: {text} (--debug shows the traceback)", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def choose_device(requested: str | None) -> str:
-    """CUDA when available, else CPU; an explicit `requested` wins. The choice is printed."""
+    """CUDA when available, else CPU; an explicit `requested` wins. The choice is printed.
+
+    Raises:
+        ValueError: `requested` is not a torch device name.
+        SystemExit: CUDA was requested and there is none.
+    """
     if requested:
         device = requested
+        try:
+            torch.device(device)
+        except RuntimeError:
+            raise ValueError(
+                f"--device {device!r} is not a device; use cpu, cuda or cuda:N."
+            ) from None
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise SystemExit(
                 f"--device {device} was requested but no CUDA device is available; use --device cpu."
@@ -68,14 +112,118 @@ def parse_task_cli(
 
     task_id, rest = task_from_argv(prog, list(sys.argv[1:] if argv is None else argv))
     default = cfg_cls(env=load_env_cfg(task_id, play=play), agent=load_rl_cfg(task_id))  # type: ignore[call-arg]
-    cfg = tyro.cli(
-        cfg_cls,
-        default=default,
-        args=rest,
-        prog=f"{prog} {task_id}",
-        config=(tyro.conf.AvoidSubcommands,),
-    )
+    if ("-h" in rest or "--help" in rest) and "--help-all" not in rest:
+        print(short_help(prog, task_id, default))
+        raise SystemExit(0)
+    rest = ["--help" if a == "--help-all" else a for a in rest]
+    errors = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(errors):
+            cfg = tyro.cli(
+                cfg_cls,
+                default=default,
+                args=rest,
+                prog=f"{prog} {task_id}",
+                # Fields a task fixes (functions, term classes) are not options: --help-all
+                # hides them.
+                config=(tyro.conf.AvoidSubcommands, tyro.conf.SuppressFixed),
+            )
+    except SystemExit as stop:
+        text = errors.getvalue()
+        if stop.code in (0, None) or not text.strip():
+            sys.stderr.write(text)
+            raise
+        # tyro's framed message, as one line.
+        print(f"{prog}: error: {_one_line(text)}", file=sys.stderr)
+        raise SystemExit(2) from None
+    sys.stderr.write(errors.getvalue())
     return task_id, cfg
+
+
+def _one_line(text: str) -> str:
+    """A framed, wrapped console message as one line (box drawing and rules removed)."""
+    lines = text.strip().splitlines()
+    if lines and "\u256d" in lines[0]:  # the top border carries only the box's title
+        lines = lines[1:]
+    words = re.sub(r"[\u2500-\u257f]+", " ", "\n".join(lines)).split()
+    text = " ".join(words)
+    return re.sub(r" For full helptext, (see|run)", "; see", text).strip()
+
+
+COMMON_OPTIONS = (
+    ("env.scene.num_envs", "parallel environments"),
+    ("agent.max_iterations", "PPO iterations"),
+    ("agent.seed", "seed of the run (env and networks)"),
+    ("agent.logger", "tensorboard or wandb"),
+    ("agent.resume", "continue the newest run of the experiment that has a checkpoint"),
+    ("agent.load_run", "with --agent.resume: regex of the run folder"),
+    ("agent.experiment_name", "folder under the log root"),
+    ("agent.run_name", "suffix of the run folder"),
+)
+"""The options `PROG TASK --help` shows first (dotted config paths, a few words each)."""
+
+
+def _field_docs(cls: type) -> dict[str, str]:
+    """First line of each field's attribute docstring of a dataclass."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    docs: dict[str, str] = {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    for node, after in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[node.target.id] = after.value.value.strip().splitlines()[0]
+    return docs
+
+
+def short_help(prog: str, task_id: str, cfg: Any) -> str:
+    """`PROG TASK --help`: the common options with this task's values, the command's own
+    options, and how to see every field (`--help-all`)."""
+
+    def value(path: str) -> Any:
+        obj = cfg
+        for part in path.split("."):
+            obj = getattr(obj, part, None)
+        return obj
+
+    def option(path: str) -> str:
+        return "--" + path.replace("_", "-")
+
+    rows = [(option(p), f"{what} (now {value(p)!r})") for p, what in COMMON_OPTIONS]
+    rows = [r for r, (p, _) in zip(rows, COMMON_OPTIONS, strict=True) if _has(cfg, p)]
+    docs = _field_docs(type(cfg))
+    own = [f.name for f in dataclasses.fields(cfg) if f.name not in ("env", "agent")]
+    rows += [(option(n), f"{docs.get(n, '')} (now {getattr(cfg, n)!r})") for n in own]
+    width = max(len(r[0]) for r in rows) + 2
+    lines = [f"usage: {prog} {task_id} [OPTIONS]", "", "common options:"]
+    lines += [f"  {name:<{width}}{text}" for name, text in rows]
+    lines += [
+        "",
+        "Every field of the task's config is an option (--env.<field>, --agent.<field>): "
+        f"`{prog} {task_id} --help-all` lists them.",
+        "--debug shows the traceback of an error.",
+    ]
+    return "\n".join(lines)
+
+
+def _has(cfg: Any, path: str) -> bool:
+    obj = cfg
+    for part in path.split("."):
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
 
 
 def to_plain(value: Any) -> Any:

@@ -40,9 +40,82 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         self, env: VecEnv, train_cfg: dict, log_dir: str | None = None, device: str = "cpu"
     ) -> None:
         super().__init__(env, train_cfg, log_dir, device)
+        self.progress: Any = None
+        """The run's `mjlab.rl.progress.TrainingProgress` (its `records` are the curve)."""
+        # rsl-rl prints a ~25-line block per iteration; by default one progress line instead
+        # (train_cfg["verbose"]: the block).
+        self._rsl_log = self.logger.log
+        self.logger.log = self._log  # type: ignore[method-assign]
 
     def _env(self) -> Any:
         return getattr(self.env, "unwrapped", self.env)
+
+    # -- console progress and training curve --------------------------------------------------------
+    def _log(
+        self,
+        it: int,
+        start_it: int,
+        total_it: int,
+        collect_time: float,
+        learn_time: float,
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        import contextlib
+        import statistics
+
+        from mjlab.rl.progress import TrainingProgress, headline_term
+
+        logger = self.logger
+        if logger.writer is None:  # ranks > 0 log nothing
+            return self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
+        terms = {}
+        for key in dict.fromkeys(k for info in logger.ep_extras for k in info):
+            if key.startswith("Episode_Reward/"):
+                values = [
+                    torch.as_tensor(info[key], dtype=torch.float32).flatten().cpu()
+                    for info in logger.ep_extras
+                    if key in info
+                ]
+                terms[key.split("/", 1)[1]] = float(torch.cat(values).mean())
+        rewards, lengths = logger.rewbuffer, logger.lenbuffer
+        steps = self.cfg["num_steps_per_env"] * self.env.num_envs * logger.gpu_world_size
+        if self.cfg.get("verbose", False):
+            return self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
+        with contextlib.redirect_stdout(io.StringIO()):  # its writer logging runs as before
+            self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
+        if self.progress is None:
+            self.progress = TrainingProgress(
+                total_it, headline=headline_term(self.env), start=start_it
+            )
+        self.progress.update(
+            it,
+            steps / max(collect_time + learn_time, 1e-9),
+            statistics.mean(rewards) if len(rewards) else None,
+            statistics.mean(lengths) if len(lengths) else None,
+            terms,
+        )
+        return None
+
+    def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
+        """rsl-rl's `learn`, then (on the process that logs) `training_curve.png` and `.csv` in
+        the run folder (`mjlab.rl.progress.write_training_curve`); the PNG's path is printed."""
+        try:
+            super().learn(num_learning_iterations, init_at_random_ep_len)
+        finally:
+            if self.progress is not None:
+                self.progress.close()
+        if self.progress is not None and self.logger.log_dir:
+            from mjlab.rl.progress import write_training_curve
+
+            png = write_training_curve(
+                self.progress.records,
+                self.logger.log_dir,
+                title=str(self.cfg.get("task_id", "")),
+                headline=self.progress.headline,
+            )
+            if png is not None:
+                print(f"[mjlab] training curve: {png}")
 
     # -- checkpoints -----------------------------------------------------------------------------
     def save(self, path: str, infos: dict | None = None) -> None:

@@ -6,6 +6,7 @@ come from the task's mjlab.rl config converted with `to_rsl_rl_train_cfg`.
 """
 
 import dataclasses
+import sys
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -48,6 +49,8 @@ def _cfg_types():
         """Ray engine: address of a running cluster; None starts a local instance on 127.0.0.1."""
         log_root: str = "logs/rlightning"
         """Checkpoints go to <log_root>/<experiment_name>/<timestamp>/."""
+        verbose: bool = False
+        """Print every iteration's report instead of one progress line."""
 
     return TrainRlightningCfg
 
@@ -70,14 +73,58 @@ def run(task_id: str, cfg: Any) -> list:
         raise
 
 
+def export_onnx(run_dir: Path, task_id: str, env_cfg: Any, train_cfg: dict, clip_actions) -> Path:
+    """Write `run_dir/policy.onnx` (with the task's deployment metadata, as `train` does) from
+    the run's newest checkpoint, using a one-env copy of the task on the CPU.
+
+    Raises:
+        FileNotFoundError: the run folder has no checkpoint.
+        mjlab.export.ExportError: the task computes something the robot runtime cannot.
+    """
+    import re
+
+    import torch
+
+    from mjlab.envs import ManagerBasedRlEnv
+    from mjlab.export import export_policy, metadata_from_env
+    from mjlab.rl import RslRlVecEnvWrapper
+    from mjlab.utils.config import copy_config
+    from rlightning.policy import PolicyConfig, PolicyRole
+    from rlightning.policy.rsl_rl_policy import RSLRLPolicy, env_meta_from_vec_env
+
+    checkpoints = sorted(
+        run_dir.glob("model_*.pt"), key=lambda p: int(re.sub(r"\D", "", p.stem) or -1)
+    )
+    if not checkpoints:
+        raise FileNotFoundError(f"No model_*.pt checkpoint in {run_dir} to export.")
+    one = copy_config(env_cfg)
+    one.scene.num_envs = 1
+    env = ManagerBasedRlEnv(one, device="cpu")
+    try:
+        wrapped = RslRlVecEnvWrapper(env, clip_actions=clip_actions)
+        policy = RSLRLPolicy(PolicyConfig(train_cfg=train_cfg, device="cpu"), PolicyRole.EVAL)
+        policy.init_eval(env_meta=env_meta_from_vec_env(wrapped, "export"))
+        policy.load_state_dict(torch.load(checkpoints[-1], weights_only=True))
+        actor = policy.algo.get_policy().as_onnx(verbose=False)
+        actor.to("cpu").eval()
+        metadata = metadata_from_env(env, task_id=task_id, clip_actions=clip_actions)
+        return export_policy(actor, run_dir / "policy.onnx", metadata)
+    finally:
+        env.close()
+
+
 def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) -> list:
+    from mjlab.rl.cli import dump_params
     from rlightning.policy import TrainConfig
+
+    dump_params(run_dir, cfg.env, cfg.agent)
 
     train_config = TrainConfig(
         max_iterations=cfg.agent.max_iterations,
         save_interval=cfg.agent.save_interval,
         save_dir=str(run_dir),
         seed=cfg.agent.seed,
+        log_interval=1 if cfg.verbose else 0,  # else one progress line (below)
     )
     factory = TaskEnvFactory(cfg.env, device, cfg.agent.clip_actions)
     print(f"[rlightning] task {task_id}, engine {cfg.engine}, run folder {run_dir}")
@@ -105,7 +152,13 @@ def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) ->
             else:
                 # One CPU slot per rollout worker plus the learner, even on a 2-core machine.
                 slots = max(os.cpu_count() or 1, cfg.num_rollout_workers + 1)
-                ray.init(num_cpus=slots, include_dashboard=False, _node_ip_address="127.0.0.1")
+                # address="local": a new instance, never a cluster left running on this host.
+                ray.init(
+                    address="local",
+                    num_cpus=slots,
+                    include_dashboard=False,
+                    _node_ip_address="127.0.0.1",
+                )
         engine = RayEngine(
             factory,
             train_cfg,
@@ -118,18 +171,57 @@ def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) ->
             f"[rlightning] {cfg.num_rollout_workers} rollout actors on {len(nodes)} Ray node(s)",
             flush=True,
         )
+    from mjlab.rl.progress import TrainingProgress, write_training_curve
+
+    # The headline is the task's largest positive reward term (as `train` shows it).
+    weights = {k: v.weight for k, v in (cfg.env.rewards or {}).items() if v is not None}
+    headline = max((k for k in weights if weights[k] > 0), key=weights.get, default=None)
+    progress = TrainingProgress(cfg.agent.max_iterations, headline, prefix="[rlightning]")
+
+    def show(report) -> None:
+        terms = {
+            k.split("/", 1)[1]: v
+            for k, v in report.env_log.items()
+            if k.startswith("Episode_Reward/")
+        }
+        if not cfg.verbose:
+            progress.update(
+                report.iteration,
+                report.steps_per_second,
+                report.mean_episode_reward,
+                report.mean_episode_length,
+                terms,
+            )
+
     try:
-        reports = engine.run()
+        reports = engine.run(callback=show)
     finally:
         engine.close()
-    print(f"[rlightning] done in {time.time() - start:.0f} s")
+        progress.close()
+    png = write_training_curve(progress.records, run_dir, title=task_id, headline=headline)
+    if png is not None:
+        print(f"[rlightning] training curve: {png}")
+    from mjlab.export import ExportError
+
+    try:
+        onnx = export_onnx(run_dir, task_id, cfg.env, train_cfg, cfg.agent.clip_actions)
+        print(f"[rlightning] policy: {onnx}")
+    except ExportError as err:
+        print(f"[rlightning] policy.onnx not written: {err}", file=sys.stderr)
+    print(f"[rlightning] done in {time.time() - start:.0f} s; run folder: {run_dir}")
     return reports
 
 
 def main(argv: list[str] | None = None) -> None:
-    from mjlab.rl.cli import parse_task_cli
+    """`train-rlightning TASK [options]`; a mistake is one line on stderr (`--debug`: the
+    traceback)."""
+    from mjlab.rl.cli import parse_task_cli, run_command
 
-    run(*parse_task_cli("train-rlightning", _cfg_types(), argv))
+    run_command(
+        "train-rlightning",
+        lambda args: run(*parse_task_cli("train-rlightning", _cfg_types(), args)),
+        argv,
+    )
 
 
 if __name__ == "__main__":

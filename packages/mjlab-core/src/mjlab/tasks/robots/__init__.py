@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import mujoco
 import mujoco_menagerie
 
 from mjlab.actuator import PositionActuatorCfg
@@ -25,6 +26,28 @@ NATURAL_FREQ = 10.0 * 2.0 * math.pi
 """w, rad/s (10 Hz)."""
 DAMPING_RATIO = 2.0
 """z (overdamped: no oscillation about the target)."""
+
+
+class RobotModelError(RuntimeError):
+    """A robot model could not be loaded from mujoco-menagerie (e.g. offline, not downloaded)."""
+
+
+def menagerie_spec(robot: str, entry: str) -> mujoco.MjSpec:
+    """A fresh MjSpec of Menagerie's `robot`/`entry` (downloaded on first use).
+
+    Raises:
+        RobotModelError: the model could not be downloaded or loaded; the message says how to
+            use a local copy (`MENAGERIE_ROOT`).
+    """
+    try:
+        return mujoco_menagerie.get(robot).spec(entry)
+    except mujoco_menagerie.MenagerieError as error:
+        cause = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise RobotModelError(
+            f"Could not load the robot model {robot}/{entry} from mujoco-menagerie "
+            f"({type(error).__name__}: {cause}). Offline, point MENAGERIE_ROOT at a local "
+            f"copy laid out as <robot>/<entry>.xml (here {robot}/{entry}.xml)."
+        ) from error
 
 
 def pd_gains(
@@ -108,7 +131,7 @@ class RobotCfg:
         joint with this config's per-joint values, soft joint limits, collision edits."""
         robot, entry = self.menagerie_robot, self.menagerie_entry
         return EntityCfg(
-            spec_fn=lambda: mujoco_menagerie.get(robot).spec(entry),
+            spec_fn=lambda: menagerie_spec(robot, entry),
             menagerie=(robot, entry),
             init_state=InitialStateCfg(pos=self.init_pos, joint_pos=dict(self.default_joint_pos)),
             articulation=EntityArticulationInfoCfg(

@@ -1,57 +1,53 @@
 """`play TASK --checkpoint-file PATH | --agent zero|random [--video]`: run a policy in the play
-variant of a task and report episode statistics; with --video, render env 0 to an mp4 headless
-(MuJoCo's renderer; MUJOCO_GL=egl where a GPU driver is present, osmesa otherwise)."""
-
-from __future__ import annotations
+variant of a task and report episode statistics; with --video, render env 0 to an mp4, headless
+with nothing set (MuJoCo's EGL backend, else OSMesa, chosen before mujoco is imported:
+`mjlab.deploy.headless.choose_gl_backend`)."""
 
 import dataclasses
-import os
-import sys
 from pathlib import Path
-from typing import Literal
-
-import torch
-
-from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
-from mjlab.rl.cli import choose_device, parse_task_cli
-from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
-from mjlab.rl.runner import MjlabOnPolicyRunner
-from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
+from typing import Any, Literal
 
 
-@dataclasses.dataclass(kw_only=True)
-class PlayCfg:
-    """Playing a policy."""
+def _cfg_type() -> Any:
+    """The `PlayCfg` dataclass (built on first use: its field types import mujoco)."""
+    from mjlab.envs import ManagerBasedRlEnvCfg
+    from mjlab.rl.config import RslRlOnPolicyRunnerCfg
 
-    env: ManagerBasedRlEnvCfg
-    """The task's play environment config."""
-    agent: RslRlOnPolicyRunnerCfg
-    """The task's runner config (network shapes for loading the checkpoint)."""
-    checkpoint_file: Path | None = None
-    """A model_<it>.pt checkpoint to play."""
-    policy: Literal["trained", "zero", "random"] = "trained"
-    """"zero" or "random" actions instead of a checkpoint (alias: --agent zero|random)."""
-    steps: int = 500
-    """Env steps to run."""
-    video: bool = False
-    """Render env 0 to an mp4."""
-    video_file: Path | None = None
-    """Where to write the video (default: videos/play.mp4 beside the checkpoint, or ./videos)."""
-    device: str | None = None
-    """Torch device; None: cuda:0 when available, else cpu."""
+    @dataclasses.dataclass(kw_only=True)
+    class PlayCfg:
+        """Playing a policy."""
+
+        env: ManagerBasedRlEnvCfg
+        """The task's play environment config."""
+        agent: RslRlOnPolicyRunnerCfg
+        """The task's runner config (network shapes for loading the checkpoint)."""
+        checkpoint_file: Path | None = None
+        """A model_<it>.pt checkpoint to play."""
+        policy: Literal["trained", "zero", "random"] = "trained"
+        """"zero" or "random" actions instead of a checkpoint (alias: --agent zero|random)."""
+        steps: int = 500
+        """Env steps to run."""
+        video: bool = False
+        """Render env 0 to an mp4."""
+        video_file: Path | None = None
+        """Where to write the video (default: videos/play.mp4 beside the checkpoint, or
+        ./videos)."""
+        device: str | None = None
+        """Torch device; None: cuda:0 when available, else cpu."""
+
+    return PlayCfg
 
 
-def _headless_gl() -> None:
-    if "MUJOCO_GL" not in os.environ:
-        os.environ["MUJOCO_GL"] = (
-            "egl" if Path("/dev/dri").exists() or Path("/dev/nvidia0").exists() else "osmesa"
-        )
-
-
-def run(task_id: str, cfg: PlayCfg) -> dict:
+def run(task_id: str, cfg: Any) -> dict:
     """Play; returns {"mean_episode_length", "mean_reward", "video"}."""
-    if cfg.video:
-        _headless_gl()
+    import torch
+
+    from mjlab.envs import ManagerBasedRlEnv
+    from mjlab.rl.cli import choose_device
+    from mjlab.rl.config import to_rsl_rl_train_cfg
+    from mjlab.rl.runner import MjlabOnPolicyRunner
+    from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
+
     device = choose_device(cfg.device)
     env = ManagerBasedRlEnv(cfg.env, device=device, render_mode="rgb_array" if cfg.video else None)
     wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)
@@ -112,13 +108,25 @@ def run(task_id: str, cfg: PlayCfg) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
+    """`play TASK [options]`; a mistake is one line on stderr (`--debug`: the traceback)."""
+    from mjlab.rl.cli import run_command
+
+    run_command("play", _main, argv)
+
+
+def _main(args: list[str]) -> None:
     # `--agent zero|random` is accepted as an alias of --policy.
     if "--agent" in args:
         i = args.index("--agent")
         if i + 1 < len(args) and args[i + 1] in ("zero", "random"):
             args[i : i + 2] = ["--policy", args[i + 1]]
-    run(*parse_task_cli("play", PlayCfg, args, play=True))
+    if any(a == "--video" or a.startswith(("--video=", "--video-file")) for a in args):
+        from mjlab.deploy.headless import choose_gl_backend
+
+        choose_gl_backend()  # before anything imports mujoco
+    from mjlab.rl.cli import parse_task_cli
+
+    run(*parse_task_cli("play", _cfg_type(), args, play=True))
 
 
 if __name__ == "__main__":

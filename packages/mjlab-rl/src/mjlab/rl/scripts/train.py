@@ -26,6 +26,7 @@ from mjlab.rl.cli import (
     new_run_dir,
     parse_task_cli,
     remove_unused_run_dir,
+    run_command,
 )
 from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
 from mjlab.rl.runner import MjlabOnPolicyRunner
@@ -48,6 +49,8 @@ class TrainCfg:
     """Start envs at random episode times so resets spread out."""
     export_onnx: bool = True
     """Write policy.onnx beside each checkpoint."""
+    verbose: bool = False
+    """Print rsl-rl's full block every iteration instead of one progress line."""
 
 
 class _ExportingRunner(MjlabOnPolicyRunner):
@@ -92,6 +95,9 @@ def run(task_id: str, cfg: TrainCfg) -> Path | None:
     log_dir = (
         new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name) if rank == 0 else None
     )
+    if log_dir is not None and cfg.agent.logger == "wandb":
+        # wandb writes its files under WANDB_DIR (default: ./wandb); keep them in the run.
+        os.environ.setdefault("WANDB_DIR", str(log_dir))
     stage = {"learning": False}
     try:
         return _train(task_id, cfg, device, log_dir, resume_path, stage)
@@ -121,6 +127,7 @@ def _train(
     train_cfg = to_rsl_rl_train_cfg(cfg.agent)
     train_cfg["task_id"] = task_id
     train_cfg["export_onnx"] = cfg.export_onnx
+    train_cfg["verbose"] = cfg.verbose
     from mjlab.tasks import load_runner_cls
 
     base = load_runner_cls(task_id) or MjlabOnPolicyRunner
@@ -143,7 +150,8 @@ def _train(
 
 
 def main(argv: list[str] | None = None) -> None:
-    run(*parse_task_cli("train", TrainCfg, argv))
+    """`train TASK [options]`; a mistake is one line on stderr (`--debug`: the traceback)."""
+    run_command("train", lambda args: run(*parse_task_cli("train", TrainCfg, args)), argv)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,92 @@
+"""MuJoCo's OpenGL backend for rendering without a display, chosen before mujoco is imported.
+
+MuJoCo's Python bindings read `MUJOCO_GL` once, when `mujoco` is first imported: `egl` (a GPU
+driver or Mesa), `osmesa` (software) or, unset, GLFW, which needs a display. A command that
+renders (`play --video`, `deploy sim2sim --video`) calls `choose_gl_backend()` first, so that it
+renders headless with nothing set. Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+BACKENDS = ("egl", "osmesa")
+"""Headless backends in the order they are tried."""
+
+_PROBE = (
+    "import mujoco; c = mujoco.GLContext(16, 16); c.make_current(); "
+    "m = mujoco.MjModel.from_xml_string('<mujoco/>'); "
+    "mujoco.MjrContext(m, mujoco.mjtFontScale.mjFONTSCALE_100); c.free()"
+)
+
+
+class HeadlessGLError(RuntimeError):
+    """No OpenGL backend that MuJoCo can render with here; the message says what to install."""
+
+
+def _works(backend: str) -> tuple[bool, str]:
+    """Whether a fresh Python can make a MuJoCo rendering context with `backend`, and the last
+    line of its error output if not."""
+    env = {**os.environ, "MUJOCO_GL": backend, "PYOPENGL_PLATFORM": backend}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return False, str(error)
+    lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
+    return done.returncode == 0, lines[-1] if lines else f"exit status {done.returncode}"
+
+
+def choose_gl_backend() -> str:
+    """Set `MUJOCO_GL` (and `PYOPENGL_PLATFORM`) to the first headless backend that renders
+    here, EGL then OSMesa, unless `MUJOCO_GL` is set already (the user's choice is kept).
+
+    Call it before `mujoco` is first imported; each candidate is tried in a short-lived
+    subprocess (about a second), since a process cannot switch backends once mujoco is loaded.
+
+    Returns:
+        The backend in effect (`MUJOCO_GL`'s value).
+
+    Raises:
+        HeadlessGLError: neither backend works (the message names both errors and the fix), or
+            mujoco was already imported without `MUJOCO_GL` (so GLFW was chosen).
+    """
+    chosen = os.environ.get("MUJOCO_GL")
+    if chosen:
+        return chosen
+    if "mujoco" in sys.modules:
+        raise HeadlessGLError(
+            "mujoco was imported before a headless OpenGL backend was chosen: set MUJOCO_GL=egl "
+            "(or osmesa) in the environment, or call "
+            "mjlab.deploy.headless.choose_gl_backend() before importing mujoco."
+        )
+    errors = []
+    for backend in BACKENDS:
+        ok, error = _works(backend)
+        if ok:
+            os.environ["MUJOCO_GL"] = backend
+            os.environ.setdefault("PYOPENGL_PLATFORM", backend)
+            return backend
+        errors.append(f"{backend}: {error}")
+    raise HeadlessGLError(
+        "No headless OpenGL for MuJoCo's renderer ("
+        + "; ".join(errors)
+        + "). Install EGL (libegl1 with a GPU driver or Mesa) or OSMesa (libosmesa6), or on a "
+        "machine with a display set MUJOCO_GL=glfw."
+    )
+
+
+def renderer_error(error: Exception) -> Exception:
+    """`error` from creating a `mujoco.Renderer`, turned into a HeadlessGLError with the fix
+    when it is MuJoCo's "no OpenGL context" failure; other errors are returned unchanged."""
+    text = str(error)
+    if "OpenGL" in text or "GLFW" in text or "gladLoadGL" in text or "EGL" in text:
+        return HeadlessGLError(
+            f"MuJoCo could not render ({text.strip().splitlines()[0]}). On a machine without a "
+            "display set MUJOCO_GL=egl (or osmesa) before mujoco is imported; the commands "
+            "that render choose one themselves (mjlab.deploy.headless.choose_gl_backend)."
+        )
+    return error
