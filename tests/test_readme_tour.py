@@ -108,6 +108,8 @@ def test_the_readme_tour_runs_as_written_headless(tmp_path):
             assert "Mjlab-Cartpole-Balance" in out
         if kind in ("train", "train-rlightning"):
             assert "training curve: " in out, out[-2000:]
+            assert "Learning iteration" not in out  # one progress line, not rsl-rl's block
+            assert re.search(r"\[(mjlab|rlightning)\] it 3/3 \| ", out), out[-2000:]
             curve = Path(out.split("training curve: ")[1].split()[0])
             assert curve.stat().st_size > 0
             if "Go1" in command:

@@ -280,3 +280,30 @@ def test_clip_actions_of_training_is_applied_to_the_network_output(
     )
     assert (policy(np.zeros(48, np.float32)) == 0.5).all()
     assert OnnxPolicy(tmp_path / "p.onnx").metadata.clip_actions == 0.5
+
+
+def test_the_headless_gl_choice_keeps_the_users_tries_egl_then_osmesa_and_names_both(
+    monkeypatch,
+):
+    import sys
+
+    from mjlab.deploy import headless
+
+    monkeypatch.setenv("MUJOCO_GL", "osmesa")
+    assert headless.choose_gl_backend() == "osmesa"  # the user's choice is kept
+    monkeypatch.delenv("MUJOCO_GL")
+    monkeypatch.delenv("PYOPENGL_PLATFORM", raising=False)
+    monkeypatch.delitem(sys.modules, "mujoco", raising=False)
+    tried = []
+
+    def fake(backend):
+        tried.append(backend)
+        return backend == "osmesa", f"{backend} failed"
+
+    monkeypatch.setattr(headless, "_works", fake)
+    assert headless.choose_gl_backend() == "osmesa" and tried == ["egl", "osmesa"]
+    assert headless.os.environ["PYOPENGL_PLATFORM"] == "osmesa"
+    monkeypatch.delenv("MUJOCO_GL")
+    monkeypatch.setattr(headless, "_works", lambda b: (False, f"no {b}"))
+    with pytest.raises(headless.HeadlessGLError, match=r"egl: no egl; osmesa: no osmesa.*libegl1"):
+        headless.choose_gl_backend()

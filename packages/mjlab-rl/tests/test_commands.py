@@ -55,8 +55,19 @@ def test_train_without_a_task_lists_tasks(tmp_path):
             ValueError,
         ),
         (["train", "Mjlab-Cartpole-Balance", "--env.decimation", "0"], "decimation", None),
+        (["train", "Mjlab-Cartpole-Balance", "--env.scene.num-envs", "abc"], "abc", None),
+        (["train", "Mjlab-Cartpole-Balance", "--env.decimaton", "2"], "--env.decimation", None),
+        (["play", "Mjlab-Cartpole-Balance"], "--checkpoint-file", ValueError),
     ],
-    ids=["misspelled-task", "missing-checkpoint", "bad-device", "bad-value"],
+    ids=[
+        "misspelled-task",
+        "missing-checkpoint",
+        "bad-device",
+        "bad-value",
+        "not-a-number",
+        "misspelled-option",
+        "no-checkpoint",
+    ],
 )
 def test_a_mistake_at_the_command_line_is_one_line_and_exit_status_2(
     args, message, raised, tmp_path, monkeypatch, capsys

@@ -68,7 +68,7 @@ def choose_gl_backend() -> str:
         ok, error = _works(backend)
         if ok:
             os.environ["MUJOCO_GL"] = backend
-            os.environ.setdefault("PYOPENGL_PLATFORM", backend)
+            os.environ["PYOPENGL_PLATFORM"] = backend  # as probed (mujoco's import needs both)
             return backend
         errors.append(f"{backend}: {error}")
     raise HeadlessGLError(

@@ -104,6 +104,7 @@ class MujocoRobot:
 
         Raises:
             ValueError: the metadata names no Menagerie model.
+            FileNotFoundError: the model could not be downloaded or found (`MENAGERIE_ROOT`).
         """
         if not meta.robot.menagerie_name or not meta.robot.entry:
             raise ValueError(
@@ -112,7 +113,16 @@ class MujocoRobot:
             )
         import mujoco_menagerie
 
-        spec = mujoco_menagerie.get(meta.robot.menagerie_name).spec(meta.robot.entry)
+        robot, entry = meta.robot.menagerie_name, meta.robot.entry
+        try:
+            spec = mujoco_menagerie.get(robot).spec(entry)
+        except mujoco_menagerie.MenagerieError as error:
+            cause = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise FileNotFoundError(
+                f"Could not load the robot model {robot}/{entry} from mujoco-menagerie "
+                f"({type(error).__name__}: {cause}). Offline, point MENAGERIE_ROOT at a local "
+                f"copy laid out as <robot>/<entry>.xml (here {robot}/{entry}.xml)."
+            ) from error
         if not any(g.type == mujoco.mjtGeom.mjGEOM_PLANE for g in spec.geoms):
             floor = spec.worldbody.add_geom(
                 name="sim2sim_floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05]

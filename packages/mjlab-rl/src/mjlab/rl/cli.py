@@ -24,22 +24,35 @@ import yaml
 T = TypeVar("T")
 
 
+_LEARNING = {"started": False}
+
+
+def learning_started() -> None:
+    """Tell `run_command` that set-up is over: from now on an error is a bug or a fault, shown
+    with its traceback, not a user's mistake."""
+    _LEARNING["started"] = True
+
+
 def run_command(prog: str, main: Callable[[list[str]], T], argv: list[str] | None = None) -> T:
     """Run a command's `main(args)` so that a user's mistake is one line, not a traceback.
 
-    A bad task id, config value, file, device or robot model (`KeyError`, `ValueError`
-    including `ConfigError`, `FileNotFoundError`, `mjlab.tasks.robots.RobotModelError`,
-    `mjlab.deploy.headless.HeadlessGLError`) prints `PROG: error: MESSAGE` on stderr and exits
-    with status 2. `--debug` anywhere in the arguments shows the traceback instead.
+    Until the command calls `learning_started()`, a bad task id, config value, file, device or
+    robot model (`KeyError`, `ValueError` including `ConfigError`, `FileNotFoundError`,
+    `mjlab.tasks.robots.RobotModelError`, `mjlab.deploy.headless.HeadlessGLError`) prints
+    `PROG: error: MESSAGE` on stderr and exits with status 2; errors after it (during
+    training) keep their traceback. `--debug` anywhere in the arguments always shows it.
     """
     from mjlab.deploy.headless import HeadlessGLError
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]
+    _LEARNING["started"] = False
     try:
         return main(args)
     except Exception as err:
+        if _LEARNING["started"]:
+            raise
         # mjlab.tasks imports mujoco: look its error class up only once it was loaded (a
         # command that renders must choose the GL backend before mujoco is imported).
         robots = sys.modules.get("mjlab.tasks.robots")
@@ -57,8 +70,8 @@ def choose_device(requested: str | None) -> str:
     """CUDA when available, else CPU; an explicit `requested` wins. The choice is printed.
 
     Raises:
-        ValueError: `requested` is not a torch device name.
-        SystemExit: CUDA was requested and there is none.
+        ValueError: `requested` is not a torch device name, or CUDA was requested and there is
+            none.
     """
     if requested:
         device = requested
@@ -69,7 +82,7 @@ def choose_device(requested: str | None) -> str:
                 f"--device {device!r} is not a device; use cpu, cuda or cuda:N."
             ) from None
         if device.startswith("cuda") and not torch.cuda.is_available():
-            raise SystemExit(
+            raise ValueError(
                 f"--device {device} was requested but no CUDA device is available; use --device cpu."
             )
     else:
@@ -118,7 +131,7 @@ def parse_task_cli(
     rest = ["--help" if a == "--help-all" else a for a in rest]
     errors = io.StringIO()
     try:
-        with contextlib.redirect_stderr(errors):
+        with contextlib.redirect_stderr(errors):  # tyro's messages, squeezed below
             cfg = tyro.cli(
                 cfg_cls,
                 default=default,
@@ -136,12 +149,16 @@ def parse_task_cli(
         # tyro's framed message, as one line.
         print(f"{prog}: error: {_one_line(text)}", file=sys.stderr)
         raise SystemExit(2) from None
+    except BaseException:
+        sys.stderr.write(errors.getvalue())  # warnings printed before another error
+        raise
     sys.stderr.write(errors.getvalue())
     return task_id, cfg
 
 
 def _one_line(text: str) -> str:
     """A framed, wrapped console message as one line (box drawing and rules removed)."""
+    text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)  # colours, when tyro saw a terminal
     lines = text.strip().splitlines()
     if lines and "\u256d" in lines[0]:  # the top border carries only the box's title
         lines = lines[1:]

@@ -40,6 +40,7 @@ class TrainingProgress:
         every: without `live`, print every `every` iterations (default: about 20 lines a run).
         prefix: the line's tag, e.g. "[mjlab]".
         start: the first iteration of this run (a resumed run starts past 0).
+        quiet: record the curve only, print nothing (`--verbose` prints its own lines).
     """
 
     def __init__(
@@ -51,7 +52,9 @@ class TrainingProgress:
         every: int | None = None,
         prefix: str = "[mjlab]",
         start: int = 0,
+        quiet: bool = False,
     ) -> None:
+        self.quiet = quiet
         self.total = max(int(total), 1)
         self.start = int(start)
         self.headline = headline
@@ -105,6 +108,8 @@ class TrainingProgress:
         if self.headline and f"reward/{self.headline}" in record:
             parts.append(f"{self.headline} {record[f'reward/{self.headline}']:.3g}")
         line = " | ".join(parts)
+        if self.quiet:
+            return
         if self.live:
             pad = max(self._width - len(line), 0)
             self.stream.write("\r" + line + " " * pad)
@@ -156,10 +161,9 @@ def write_training_curve(
         for r in records:
             writer.writerow([f"{r.get(n, math.nan):.6g}" for n in names])
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # A Figure with its own Agg canvas: pyplot's global backend (a notebook's) is left alone.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     it = [r["iteration"] for r in records]
     minutes = [r["wall_time_s"] / 60 for r in records]
@@ -168,7 +172,9 @@ def write_training_curve(
         terms.remove(f"reward/{headline}")
         terms.insert(0, f"reward/{headline}")
     panels = [("mean_reward", "mean episode reward"), ("mean_episode_length", "episode length")]
-    fig, axes = plt.subplots(1, 3 if terms else 2, figsize=(14 if terms else 10, 3.8))
+    fig = Figure(figsize=(14 if terms else 10, 3.8))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, 3 if terms else 2)
     for ax, (key, label) in zip(axes, panels, strict=False):
         ax.plot(it, [r.get(key, math.nan) for r in records])
         ax.set(xlabel="iteration", ylabel=label)
@@ -192,7 +198,6 @@ def write_training_curve(
     fig.tight_layout()
     out = folder / f"{CURVE_NAME}.png"
     fig.savefig(out, dpi=100)
-    plt.close(fig)
     return out
 
 

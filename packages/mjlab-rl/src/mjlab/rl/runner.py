@@ -81,12 +81,16 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         rewards, lengths = logger.rewbuffer, logger.lenbuffer
         steps = self.cfg["num_steps_per_env"] * self.env.num_envs * logger.gpu_world_size
         if self.cfg.get("verbose", False):
-            return self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
-        with contextlib.redirect_stdout(io.StringIO()):  # its writer logging runs as before
             self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
-        if self.progress is None:
+        else:
+            with contextlib.redirect_stdout(io.StringIO()):  # its writer logging runs as before
+                self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
+        if self.progress is None:  # learn() was bypassed: count from here
             self.progress = TrainingProgress(
-                total_it, headline=headline_term(self.env), start=start_it
+                total_it,
+                headline=headline_term(self.env),
+                start=start_it,
+                quiet=bool(self.cfg.get("verbose", False)),
             )
         self.progress.update(
             it,
@@ -100,6 +104,17 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
     def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
         """rsl-rl's `learn`, then (on the process that logs) `training_curve.png` and `.csv` in
         the run folder (`mjlab.rl.progress.write_training_curve`); the PNG's path is printed."""
+        from mjlab.rl.progress import TrainingProgress, headline_term
+
+        if self.logger.log_dir:  # the process that logs (ranks > 0 have no log_dir)
+            start = self.current_learning_iteration
+            # Created before the first iteration: its clock (ETA, curve wall time) starts now.
+            self.progress = TrainingProgress(
+                start + num_learning_iterations,
+                headline=headline_term(self.env),
+                start=start,
+                quiet=bool(self.cfg.get("verbose", False)),
+            )
         try:
             super().learn(num_learning_iterations, init_at_random_ep_len)
         finally:

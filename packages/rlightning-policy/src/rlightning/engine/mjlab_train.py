@@ -176,7 +176,9 @@ def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) ->
     # The headline is the task's largest positive reward term (as `train` shows it).
     weights = {k: v.weight for k, v in (cfg.env.rewards or {}).items() if v is not None}
     headline = max((k for k in weights if weights[k] > 0), key=weights.get, default=None)
-    progress = TrainingProgress(cfg.agent.max_iterations, headline, prefix="[rlightning]")
+    progress = TrainingProgress(
+        cfg.agent.max_iterations, headline, prefix="[rlightning]", quiet=cfg.verbose
+    )
 
     def show(report) -> None:
         terms = {
@@ -184,15 +186,17 @@ def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) ->
             for k, v in report.env_log.items()
             if k.startswith("Episode_Reward/")
         }
-        if not cfg.verbose:
-            progress.update(
-                report.iteration,
-                report.steps_per_second,
-                report.mean_episode_reward,
-                report.mean_episode_length,
-                terms,
-            )
+        progress.update(
+            report.iteration,
+            report.steps_per_second,
+            report.mean_episode_reward,
+            report.mean_episode_length,
+            terms,
+        )
 
+    from mjlab.rl.cli import learning_started
+
+    learning_started()  # from here an error is a fault with its traceback, not a mistake
     try:
         reports = engine.run(callback=show)
     finally:
@@ -201,13 +205,11 @@ def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) ->
     png = write_training_curve(progress.records, run_dir, title=task_id, headline=headline)
     if png is not None:
         print(f"[rlightning] training curve: {png}")
-    from mjlab.export import ExportError
-
     try:
         onnx = export_onnx(run_dir, task_id, cfg.env, train_cfg, cfg.agent.clip_actions)
         print(f"[rlightning] policy: {onnx}")
-    except ExportError as err:
-        print(f"[rlightning] policy.onnx not written: {err}", file=sys.stderr)
+    except Exception as err:  # the checkpoints are what matters; say why there is no file
+        print(f"[rlightning] policy.onnx not written: {type(err).__name__}: {err}", file=sys.stderr)
     print(f"[rlightning] done in {time.time() - start:.0f} s; run folder: {run_dir}")
     return reports
 

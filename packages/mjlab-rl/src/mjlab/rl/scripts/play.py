@@ -53,7 +53,7 @@ def run(task_id: str, cfg: Any) -> dict:
     wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)
     if cfg.policy == "trained":
         if cfg.checkpoint_file is None:
-            raise SystemExit("play needs --checkpoint-file PATH (or --agent zero|random).")
+            raise ValueError("play needs --checkpoint-file PATH (or --agent zero|random).")
         runner = MjlabOnPolicyRunner(wrapped, to_rsl_rl_train_cfg(cfg.agent), None, device=device)
         runner.load(
             str(cfg.checkpoint_file), load_cfg={"actor": True}, strict=True, map_location=device
@@ -120,7 +120,7 @@ def _main(args: list[str]) -> None:
         i = args.index("--agent")
         if i + 1 < len(args) and args[i + 1] in ("zero", "random"):
             args[i : i + 2] = ["--policy", args[i + 1]]
-    if any(a == "--video" or a.startswith(("--video=", "--video-file")) for a in args):
+    if "--video" in args:
         from mjlab.deploy.headless import choose_gl_backend
 
         choose_gl_backend()  # before anything imports mujoco

@@ -23,6 +23,7 @@ from mjlab.rl.cli import (
     configure_wandb,
     dump_params,
     find_checkpoint,
+    learning_started,
     new_run_dir,
     parse_task_cli,
     remove_unused_run_dir,
@@ -143,6 +144,7 @@ def _train(
         print(f"[mjlab] resuming from {resume_path}")
         runner.load(str(resume_path))
     stage["learning"] = True
+    learning_started()
     runner.learn(cfg.agent.max_iterations, init_at_random_ep_len=cfg.init_at_random_ep_len)
     env.close()
     print(f"[mjlab] done in {time.time() - start:.0f} s; run folder: {log_dir}")
