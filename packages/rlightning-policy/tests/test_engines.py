@@ -124,47 +124,6 @@ def process_tree(pid: int) -> set[int]:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(300)
-def test_ray_engine_two_rollout_actors_run_the_learners_weights(pm, ray_cluster):
-    import ray
-
-    # The env module is not importable by Ray workers (it is loaded by path): ship it by value.
-    ray.cloudpickle.register_pickle_by_value(pm)
-    engine = RayEngine(
-        functools.partial(pm.make_point_mass_env, num_envs=16),
-        # Observation normalizers: their statistics (buffers) must travel with the weights too.
-        pm.point_mass_train_cfg(num_steps_per_env=16, obs_normalization=True),
-        TrainConfig(seed=0, log_interval=0),
-        num_rollout_workers=2,
-        learner_options={"num_cpus": 0.5},
-        rollout_options={"num_cpus": 0.5},
-        timeout_s=240.0,
-    )
-    try:
-        initial = engine.learner_fingerprint()
-        fingerprints = []
-        reports = engine.run(
-            3, callback=lambda _: fingerprints.append(engine.learner_fingerprint())
-        )
-        assert [r.num_steps for r in reports] == [2 * 16 * 16] * 3
-        assert reports[-1].total_steps == 3 * 2 * 16 * 16
-        assert all(r.steps_per_second > 0 and "value" in r.losses for r in reports)
-        # Every update changed the weights, and both actors run exactly the learner's.
-        assert len({tuple(sorted(fp.items())) for fp in [initial, *fingerprints]}) == 4
-        for actor_fingerprint in engine.rollout_fingerprints():
-            assert fingerprint_mismatches(fingerprints[-1], actor_fingerprint) == []
-            assert actor_fingerprint == fingerprints[-1]
-        assert any("obs_normalizer._mean" in name for name in fingerprints[-1])
-        assert engine.last_mismatches == {}
-        # Ray binds to loopback only (every listening socket of the tree, as `ss -ltnp` sees it).
-        listening = listening_sockets(process_tree(os.getpid()))
-        assert len(listening) >= 3, listening  # GCS, raylet, workers are in the tree
-        assert [s for s in listening if not is_loopback(s[1])] == [], listening
-    finally:
-        engine.close()
-
-
-@pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_train_rlightning_ray_listens_on_loopback_only_with_nothing_set(tmp_path):
     """The command a user runs, in an environment without any Ray variable: every socket its
@@ -215,7 +174,8 @@ def test_a_rollout_actor_killed_mid_training_is_restarted_and_no_iteration_is_lo
     ray.cloudpickle.register_pickle_by_value(pm)
     engine = RayEngine(
         functools.partial(pm.make_point_mass_env, num_envs=16),
-        pm.point_mass_train_cfg(num_steps_per_env=16),
+        # Observation normalizers: their statistics (buffers) must travel with the weights too.
+        pm.point_mass_train_cfg(num_steps_per_env=16, obs_normalization=True),
         TrainConfig(seed=0, log_interval=0, save_dir=str(tmp_path), save_interval=100),
         num_rollout_workers=2,
         learner_options={"num_cpus": 0.5},
@@ -224,11 +184,14 @@ def test_a_rollout_actor_killed_mid_training_is_restarted_and_no_iteration_is_lo
         max_actor_restarts=1,
     )
     try:
+        initial = engine.learner_fingerprint()
         pids = [pid for _, pid in engine.rollout_locations()]
+        fingerprints = []
         killer: list[threading.Timer] = []
         checked: list[int] = []
 
         def fault(report):
+            fingerprints.append(engine.learner_fingerprint())
             if report.iteration == 1:
                 _kill(engine, 0)  # between iterations: the next collect finds it restarted
             if report.iteration == 3:
@@ -245,6 +208,16 @@ def test_a_rollout_actor_killed_mid_training_is_restarted_and_no_iteration_is_lo
                 # The restarted actors run exactly the learner's latest weights.
                 learner = engine.learner_fingerprint()
                 assert all(fp == learner for fp in engine.rollout_fingerprints())
+                for actor_fingerprint in engine.rollout_fingerprints():
+                    assert fingerprint_mismatches(learner, actor_fingerprint) == []
+                assert any("obs_normalizer._mean" in name for name in learner)
+                # Every update changed the weights.
+                distinct = {tuple(sorted(fp.items())) for fp in [initial, *fingerprints]}
+                assert len(distinct) == len(fingerprints) + 1
+                # Ray binds to loopback only (every listening socket of the tree, per `ss`).
+                listening = listening_sockets(process_tree(os.getpid()))
+                assert len(listening) >= 3, listening  # GCS, raylets, workers
+                assert [s for s in listening if not is_loopback(s[1])] == [], listening
                 checked.append(report.iteration)
                 _kill(engine, 0)  # a second time: past max_actor_restarts=1
 
