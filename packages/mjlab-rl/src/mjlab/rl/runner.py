@@ -64,8 +64,6 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         import contextlib
         import statistics
 
-        from mjlab.rl.progress import TrainingProgress, headline_term
-
         logger = self.logger
         if logger.writer is None:  # ranks > 0 log nothing
             return self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
@@ -86,12 +84,7 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             with contextlib.redirect_stdout(io.StringIO()):  # its writer logging runs as before
                 self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
         if self.progress is None:  # learn() was bypassed: count from here
-            self.progress = TrainingProgress(
-                total_it,
-                headline=headline_term(self.env),
-                start=start_it,
-                quiet=bool(self.cfg.get("verbose", False)),
-            )
+            self.progress = self._new_progress(total_it, start_it)
         self.progress.update(
             it,
             steps / max(collect_time + learn_time, 1e-9),
@@ -101,20 +94,23 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         )
         return None
 
+    def _new_progress(self, total: int, start: int) -> Any:
+        from mjlab.rl.progress import TrainingProgress, headline_term
+
+        return TrainingProgress(
+            total,
+            headline=headline_term(self.env),
+            start=start,
+            quiet=bool(self.cfg.get("verbose", False)),
+        )
+
     def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
         """rsl-rl's `learn`, then (on the process that logs) `training_curve.png` and `.csv` in
         the run folder (`mjlab.rl.progress.write_training_curve`); the PNG's path is printed."""
-        from mjlab.rl.progress import TrainingProgress, headline_term
-
         if self.logger.log_dir:  # the process that logs (ranks > 0 have no log_dir)
             start = self.current_learning_iteration
             # Created before the first iteration: its clock (ETA, curve wall time) starts now.
-            self.progress = TrainingProgress(
-                start + num_learning_iterations,
-                headline=headline_term(self.env),
-                start=start,
-                quiet=bool(self.cfg.get("verbose", False)),
-            )
+            self.progress = self._new_progress(start + num_learning_iterations, start)
         try:
             super().learn(num_learning_iterations, init_at_random_ep_len)
         finally:
