@@ -22,6 +22,7 @@ from mjlab.managers import (
 )
 from mjlab.scene import Scene
 from mjlab.sim import Simulation
+from mjlab.utils import snapshot
 from mjlab.utils.config import copy_config, validate_config
 
 VecEnvObs = dict[str, torch.Tensor | dict[str, torch.Tensor]]
@@ -142,6 +143,35 @@ class ManagerBasedRlEnv:
         self.np_rng = np.random.default_rng(seed)
         self._seed = seed
         return seed
+
+    # -- state (exact resume) ---------------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        """Everything the env's future depends on, copied: a checkpoint of the env.
+
+        `"sim"`: the physics state of every world (`Simulation.get_state`, with the solver's warm
+        start); `"env"`: every mutable leaf of the env and its managers, terms, sensors and
+        entities (`mjlab.utils.snapshot.capture`: episode lengths, the step counter, command
+        values and timers, event timers, action and observation buffers and histories, delay
+        buffers, per-world model fields, the generators `rng` / `np_rng`, ...). Configs are not
+        in it. Plain types only (tensors, numbers, dicts), so `torch.save` stores it.
+
+        An env built from the same config that gets this state with `set_state` continues
+        exactly as this one would (bit for bit on the CPU backend; `tests/test_reproducibility.py`).
+        """
+        return {"sim": self.sim.get_state(), "env": snapshot.capture(self)}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore a `get_state` copy into this env, which must be built from the same config
+        (same task, num_envs, backend and device).
+
+        Raises:
+            ValueError: the state does not fit this env (another config); the message names
+                the first attribute or physics field that differs.
+        """
+        self.sim.set_state(state["sim"])
+        snapshot.restore(self, state["env"])
+        if self.sim._expanded:  # per-world model fields: their derived constants too
+            self.sim.set_const()
 
     # -- reset / step -------------------------------------------------------------------------------
     def reset(

@@ -59,6 +59,20 @@ class MujocoBatchBackend:
     def set_const(self, env_ids: np.ndarray | None) -> None:
         self.batch.set_const(env_ids)
 
+    def get_state(self) -> dict[str, torch.Tensor]:
+        # The full state rows (mjSTATE_INTEGRATION: time, qpos, qvel, act, history, warmstart,
+        # ctrl, applied forces, mocap, eq_active, userdata, plugin state).
+        return {"state": torch.from_numpy(self.batch.state.copy())}
+
+    def set_state(self, state: dict[str, torch.Tensor]) -> None:
+        rows = state["state"].cpu().numpy()
+        if rows.shape != self.batch.state.shape:
+            raise ValueError(
+                f"Saved physics state has shape {rows.shape}, this simulation "
+                f"{self.batch.state.shape} (another model or num_envs)."
+            )
+        np.copyto(self.batch.state, rows)
+
     # -- calls ------------------------------------------------------------------------------
     def _run(self, call, ids: np.ndarray | None, **kwargs) -> None:
         try:

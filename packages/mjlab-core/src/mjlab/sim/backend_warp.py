@@ -113,6 +113,8 @@ class WarpBackend:
         mujoco.mj_forward(model, data)
         with wp.ScopedDevice(self.wp_device):
             self.m = mjw.put_model(model)
+            if cfg.deterministic:
+                self.m.opt.deterministic = True  # DeterminismType.ALL
             self.d = mjw.put_data(
                 model, data, nworld=num_envs, nconmax=cfg.nconmax, njmax=cfg.njmax
             )
@@ -154,6 +156,24 @@ class WarpBackend:
             view = wp.to_torch(array)
             self._views[name] = view
         return view
+
+    def get_state(self) -> dict[str, torch.Tensor]:
+        state = {"time": self._time.clone()}
+        for name in (*STATE_FIELDS[1:], "qacc_warmstart"):
+            if getattr(self.d, name, None) is not None:
+                state[name] = self.field(name).clone()
+        return state
+
+    def set_state(self, state: dict[str, torch.Tensor]) -> None:
+        for name, value in state.items():
+            target = self._time if name == "time" else self.field(name)
+            if target.shape != value.shape:
+                raise ValueError(
+                    f"Saved physics state '{name}' has shape {tuple(value.shape)}, this "
+                    f"simulation {tuple(target.shape)} (another model or num_envs)."
+                )
+            target.copy_(value)
+        self._push_time()
 
     def expand(self, name: str) -> torch.Tensor:
         array = getattr(self.m, name, None)

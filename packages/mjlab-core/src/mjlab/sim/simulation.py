@@ -90,6 +90,10 @@ class Simulation:
         ValueError: num_envs < 1, or a backend that cannot run on `device`.
     """
 
+    _snapshot_exclude = ("data", "_backend")
+    """Not in an env's `get_state` walk: the physics state is `get_state` below, and the data
+    views are recomputed from it by the next call."""
+
     def __init__(
         self,
         num_envs: int,
@@ -244,6 +248,32 @@ class Simulation:
         """
         dist, geomid = self._backend.ray(pnt, vec, geomgroup, flg_static, bodyexclude)
         return dist.to(self.device), geomid.to(self.device)
+
+    def get_state(self) -> dict[str, torch.Tensor]:
+        """A copy of every world's physics state: what the next `step` starts from.
+
+        C MuJoCo: the batch's state rows, mjSTATE_INTEGRATION (time, qpos, qvel, act, history,
+        qacc_warmstart, ctrl, applied forces, mocap, eq_active, userdata, plugin state), one
+        float64 row per world, key "state". MuJoCo Warp: the state fields and
+        `qacc_warmstart` by name. The solver's warm start is included, so a restored world
+        steps bit for bit as the original did (C MuJoCo).
+        """
+        return self._backend.get_state()
+
+    def set_state(self, state: dict[str, torch.Tensor]) -> None:
+        """Write a `get_state` copy back (same model, same num_envs, same backend). Derived
+        quantities are recomputed by the next `step` or `forward`.
+
+        Raises:
+            ValueError: the state has another shape (another model or num_envs), or keys of
+                the other backend.
+        """
+        try:
+            self._backend.set_state(state)
+        except (KeyError, AttributeError) as err:
+            raise ValueError(
+                f"Saved physics state does not fit the '{self.backend}' backend ({err})."
+            ) from None
 
     def get_data(self, env_id: int) -> mujoco.MjData:
         """A host MjData of world `env_id` with derived quantities computed (for rendering)."""

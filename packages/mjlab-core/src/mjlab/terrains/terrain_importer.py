@@ -81,6 +81,9 @@ class TerrainImporter:
         terrain_types: (num_envs,) long grid column of each env; None for a plane.
     """
 
+    _snapshot_exclude = ("generator",)
+    """The generated map never changes after construction: not part of an env's state."""
+
     def __init__(self, cfg: TerrainImporterCfg, device: str | torch.device = "cpu"):
         self.cfg = cfg
         self.device = torch.device(device)

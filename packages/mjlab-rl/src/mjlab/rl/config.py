@@ -183,7 +183,9 @@ class RslRlBaseRunnerCfg:
     """
 
     seed: int = 42
-    """The seed for the experiment. Default is 42."""
+    """The seed of the run, >= 0: the env's generators get it, and torch, numpy and Python's
+    `random` get seeds derived from it (`mjlab.rl.seeding`). On CPU the same seed gives the same
+    run bit for bit. Default is 42."""
     num_steps_per_env: int = 24
     """The number of steps per environment per update (rollout length)."""
     max_iterations: int = 300
@@ -221,6 +223,8 @@ class RslRlBaseRunnerCfg:
         for name in ("num_steps_per_env", "max_iterations", "save_interval"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{cls}.{name} must be >= 1, got {getattr(self, name)}.")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"{cls}.seed must be an integer >= 0, got {self.seed!r}.")
         if not self.experiment_name or "/" in self.experiment_name or "\\" in self.experiment_name:
             raise ValueError(
                 f"{cls}.experiment_name must be a non-empty folder name without path separators, "

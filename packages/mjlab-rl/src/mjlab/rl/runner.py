@@ -21,12 +21,16 @@ _COUNTER_KEY = "common_step_counter"
 
 
 class MjlabOnPolicyRunner(OnPolicyRunner):
-    """Base runner that persists environment state across checkpoints.
+    """Base runner whose checkpoints resume a run exactly.
 
-    Compared with rsl-rl-lib's `OnPolicyRunner`: checkpoints carry the env's
-    `common_step_counter` (so curricula resume where they were) and are written atomically;
-    model upload to wandb follows `train_cfg["upload_model"]`; checkpoints of older rsl-rl
-    versions load; ONNX export goes through mjlab-export with the task's deployment metadata.
+    Compared with rsl-rl-lib's `OnPolicyRunner`: checkpoints carry the whole env state
+    (`ManagerBasedRlEnv.get_state`: physics, managers, generators), the global generators
+    (torch, numpy, Python `random`) and the logger's episode statistics, so a run resumed from
+    a checkpoint continues exactly as the uninterrupted run would have (bit for bit on CPU):
+    the next iteration after `model_<k>.pt` is k + 1, as in the uninterrupted run (rsl-rl
+    repeats k). They are written atomically; model upload to wandb follows
+    `train_cfg["upload_model"]`; checkpoints of older rsl-rl versions load; ONNX export goes
+    through mjlab-export with the task's deployment metadata.
 
     Args:
         env: an rsl-rl VecEnv (normally `RslRlVecEnvWrapper`); its `unwrapped` env, when it has
@@ -46,6 +50,12 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         # (train_cfg["verbose"]: the block).
         self._rsl_log = self.logger.log
         self.logger.log = self._log  # type: ignore[method-assign]
+        env = self._env()
+        # Hashed now, before anything (a curriculum) edits the env's config copy at run time.
+        self._env_config_hash = config_hash(env.cfg) if hasattr(env, "get_state") else None
+        self.resumed_exactly = False
+        """True after `load` restored the env, generators and logs of the checkpoint: `learn`
+        then continues that run's next iteration as it would have run."""
 
     def _env(self) -> Any:
         return getattr(self.env, "unwrapped", self.env)
@@ -107,6 +117,12 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
     def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
         """rsl-rl's `learn`, then (on the process that logs) `training_curve.png` and `.csv` in
         the run folder (`mjlab.rl.progress.write_training_curve`); the PNG's path is printed."""
+        if self.resumed_exactly:
+            # The checkpoint was written after its iteration: continue with the next one, and
+            # keep the restored episode lengths (the uninterrupted run does not redraw them).
+            self.current_learning_iteration += 1
+            self.resumed_exactly = False
+            init_at_random_ep_len = False
         if self.logger.log_dir:  # the process that logs (ranks > 0 have no log_dir)
             start = self.current_learning_iteration
             # Created before the first iteration: its clock (ETA, curve wall time) starts now.
@@ -130,12 +146,14 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
 
     # -- checkpoints -----------------------------------------------------------------------------
     def save(self, path: str, infos: dict | None = None) -> None:
-        """Save a checkpoint: models, optimizer, iteration, `infos` and the env's step counter.
+        """Save a checkpoint: models, optimizer, iteration, `infos` and the run's state.
 
         The file is written to a temporary file in the same folder, flushed to disk, then renamed
         over `path`, so a reader never sees a half-written checkpoint and a failing write leaves
-        any previous file at `path` intact. The env's `common_step_counter` goes to
-        `infos["env_state"]`. The file is uploaded to the logging service (wandb) only if
+        any previous file at `path` intact. `infos["env_state"]` holds the env's
+        `common_step_counter`, its whole state (`ManagerBasedRlEnv.get_state`) and a hash of its
+        config; `infos["run_state"]` the global generators (torch, CUDA, numpy, Python) and the
+        logger's episode statistics. The file is uploaded to the logging service (wandb) only if
         `train_cfg["upload_model"]` is true (default true).
 
         Args:
@@ -154,9 +172,7 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         saved = self.alg.save()
         saved["iter"] = self.current_learning_iteration
         infos = dict(infos or {})
-        env = self._env()
-        if hasattr(env, _COUNTER_KEY):
-            infos["env_state"] = {_COUNTER_KEY: int(getattr(env, _COUNTER_KEY))}
+        infos.update(self._run_state())
         saved["infos"] = checkpoint_value(infos, "infos")
         _remove_stale_temp_files(path.parent)
         # Serialize in memory first: a full disk is then an OSError of the write, not an
@@ -168,6 +184,9 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         )
         tmp = Path(tmp_name)
         try:
+            # mkstemp makes the file private (0600); a checkpoint gets the mode of any new
+            # file (0666 less the umask), like policy.onnx beside it.
+            os.fchmod(fd, 0o666 & ~_umask())
             with os.fdopen(fd, "wb") as handle:
                 handle.write(buffer.getbuffer())
                 handle.flush()
@@ -265,7 +284,83 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         env = self._env()
         if isinstance(state, dict) and _COUNTER_KEY in state and hasattr(env, _COUNTER_KEY):
             setattr(env, _COUNTER_KEY, int(state[_COUNTER_KEY]))
+        self.resume_note = "no env state in the checkpoint: the env starts anew"
+        if load_cfg is None or load_cfg.get("env_state", False):
+            self.resumed_exactly = self._load_run_state(infos)
         return infos
+
+    # -- exact resume ------------------------------------------------------------------------------
+    def _run_state(self) -> dict[str, Any]:
+        import random
+
+        import numpy as np
+
+        env = self._env()
+        infos: dict[str, Any] = {}
+        if hasattr(env, _COUNTER_KEY):
+            infos["env_state"] = {_COUNTER_KEY: int(getattr(env, _COUNTER_KEY))}
+            if self.cfg.get("save_env_state", True) and hasattr(env, "get_state"):
+                infos["env_state"]["state"] = env.get_state()
+                infos["env_state"]["config_hash"] = self._env_config_hash
+        logger = self.logger
+        infos["run_state"] = {
+            "torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else [],
+            "numpy": np.random.get_state(),  # noqa: NPY002 (the global one others draw from)
+            "python": random.getstate(),
+            "logger": {
+                "rewbuffer": list(logger.rewbuffer),
+                "lenbuffer": list(logger.lenbuffer),
+                "cur_reward_sum": logger.cur_reward_sum.clone(),
+                "cur_episode_length": logger.cur_episode_length.clone(),
+                "tot_timesteps": int(logger.tot_timesteps),
+                "tot_time": float(logger.tot_time),
+            },
+        }
+        return infos
+
+    def _load_run_state(self, infos: Any) -> bool:
+        """Restore the env, the generators and the logs from `infos` when the checkpoint has
+        them and the env's config is the one it was saved with; sets `resume_note`."""
+        import random
+
+        import numpy as np
+
+        env = self._env()
+        state = infos.get("env_state") if isinstance(infos, dict) else None
+        run = infos.get("run_state") if isinstance(infos, dict) else None
+        if not isinstance(state, dict) or "state" not in state or not isinstance(run, dict):
+            return False
+        if not hasattr(env, "set_state") or state.get("config_hash") != self._env_config_hash:
+            self.resume_note = (
+                "the env's config differs from the checkpoint's (another task, num_envs, "
+                "seed or field): networks and optimizer restored, the env starts anew"
+            )
+            return False
+        from mjlab.utils.snapshot import StateMismatchError
+
+        try:
+            env.set_state(state["state"])
+        except (StateMismatchError, ValueError) as err:
+            self.resume_note = f"the env state does not fit this env ({err}): it starts anew"
+            return False
+        torch.set_rng_state(run["torch"])
+        if run["cuda"] and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(run["cuda"])
+        kind, keys, *rest = run["numpy"]
+        np.random.set_state((kind, np.asarray(keys, dtype=np.uint32), *rest))  # noqa: NPY002
+        random.setstate(_as_tuples(run["python"]))
+        logger, saved = self.logger, run["logger"]
+        logger.rewbuffer.clear()
+        logger.rewbuffer.extend(saved["rewbuffer"])
+        logger.lenbuffer.clear()
+        logger.lenbuffer.extend(saved["lenbuffer"])
+        logger.cur_reward_sum.copy_(saved["cur_reward_sum"])
+        logger.cur_episode_length.copy_(saved["cur_episode_length"])
+        logger.tot_timesteps = saved["tot_timesteps"]
+        logger.tot_time = saved["tot_time"]
+        self.resume_note = "env, generators and episode statistics restored: an exact resume"
+        return True
 
     def _parameter_names(self) -> list[tuple[str, str]]:
         """(model, name) of every parameter, in the order PPO handed them to its optimizer."""
@@ -310,6 +405,26 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             self.logger.save_model(str(out), self.current_learning_iteration)
 
 
+def config_hash(cfg: Any) -> str:
+    """A short hash of a config's plain form (`mjlab.rl.cli.to_plain`): equal for configs with
+    equal fields, whatever object they are."""
+    import hashlib
+
+    import yaml
+
+    from mjlab.rl.cli import to_plain
+
+    text = re.sub(r" at 0x[0-9a-f]+", "", yaml.safe_dump(to_plain(cfg), sort_keys=True))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _as_tuples(value: Any) -> Any:
+    """Python's `random` state with its lists (a checkpoint may give lists) as tuples."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_as_tuples(v) for v in value)
+    return value
+
+
 def checkpoint_value(value: Any, where: str) -> Any:
     """`value` in the types `torch.load(weights_only=True)` reads back: numbers, strings,
     bools, None, tensors, and lists/tuples/dicts of them; numpy arrays become tensors and numpy
@@ -342,6 +457,17 @@ def checkpoint_value(value: Any, where: str) -> Any:
         f"{where} is a {type(value).__name__}, which a checkpoint cannot hold (load reads "
         "weights only): use numbers, strings, tensors or numpy arrays, and lists/dicts of them."
     )
+
+
+def _umask() -> int:
+    """The process's umask, read from /proc (os.umask can only read it by changing it)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def _remove_stale_temp_files(folder: Path) -> None:

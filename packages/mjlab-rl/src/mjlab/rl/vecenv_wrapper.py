@@ -12,8 +12,9 @@ from mjlab.envs import ManagerBasedRlEnv
 class RslRlVecEnvWrapper(VecEnv):
     """Adapts a `ManagerBasedRlEnv` to rsl-rl-lib's `VecEnv` contract.
 
-    - `get_observations()` returns the last computed observation groups as a `TensorDict`
-      (batch size (num_envs,)); it has no side effects (history buffers do not move).
+    - `get_observations()` returns the env's last computed observation groups (`env.obs_buf`,
+      also after `env.set_state`) as a `TensorDict` (batch size (num_envs,)); it has no side
+      effects (history buffers do not move).
     - `step(actions)` returns `(obs, rewards, dones, extras)`; `dones = terminated | truncated`;
       `extras["time_outs"]` is the truncation mask (for value bootstrapping) unless the task is
       finite-horizon; `extras["log"]` carries the env's logs.
@@ -44,7 +45,7 @@ class RslRlVecEnvWrapper(VecEnv):
                 f"Observation groups {flat} are not concatenated; rsl-rl needs "
                 "ObservationGroupCfg(concatenate_terms=True)."
             )
-        self._obs = self._to_tensordict(env.reset()[0])
+        env.reset()
 
     @property
     def unwrapped(self) -> ManagerBasedRlEnv:
@@ -73,12 +74,11 @@ class RslRlVecEnvWrapper(VecEnv):
         return TensorDict(dict(obs), batch_size=[self.num_envs], device=self.device)
 
     def get_observations(self) -> TensorDict:
-        return self._obs
+        return self._to_tensordict(self.env.obs_buf)
 
     def reset(self) -> tuple[TensorDict, dict]:
         obs, extras = self.env.reset()
-        self._obs = self._to_tensordict(obs)
-        return self._obs, extras
+        return self._to_tensordict(obs), extras
 
     def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
         if self.clip_actions is not None:
@@ -87,8 +87,7 @@ class RslRlVecEnvWrapper(VecEnv):
         dones = (terminated | truncated).to(torch.long)
         if not self.env.cfg.is_finite_horizon:
             extras["time_outs"] = truncated
-        self._obs = self._to_tensordict(obs)
-        return self._obs, rew, dones, extras
+        return self._to_tensordict(obs), rew, dones, extras
 
     def close(self) -> None:
         self.env.close()
