@@ -9,13 +9,32 @@ import pytest
 import torch
 
 from mjlab.envs import ManagerBasedRlEnv
+from mjlab.managers import RewardTermCfg
 from mjlab.tasks import load_env_cfg
 from mjlab.utils.snapshot import StateMismatchError
+
+
+class _StepCounter:
+    """A class-based reward term with state of its own (held in its config's `func`)."""
+
+    def __init__(self, cfg, env):
+        self.count = torch.zeros(env.num_envs, device=env.device)
+
+    def __call__(self, env):
+        self.count += 1
+        return self.count * 1e-3
+
+    def reset(self, env_ids):
+        self.count[env_ids] = 0
 
 
 def _cfg(task: str, num_envs: int, backend: str = "mujoco"):
     cfg = load_env_cfg(task)
     cfg.scene.num_envs = num_envs
+    cfg.rewards["step_counter"] = RewardTermCfg(func=_StepCounter, weight=1.0)
+    if "twist" in cfg.commands:  # timers that fire within the test's steps
+        cfg.commands["twist"].resampling_time_range = (0.3, 0.8)
+        cfg.events["push"].interval_range_s = (0.4, 0.9)
     cfg.sim.backend = backend
     cfg.sim.deterministic = backend == "warp"  # MuJoCo Warp's deterministic mode runs too
     cfg.seed = 5
@@ -50,7 +69,7 @@ def _rollout(env: ManagerBasedRlEnv, actions: list[torch.Tensor]) -> list[torch.
 def test_an_env_given_another_envs_state_continues_exactly_as_that_env(
     task, backend, num_envs, before, after
 ):
-    # Long enough for resets inside step, command resampling, pushes and delay buffers to matter.
+    # Long enough for resets inside step, command resampling and pushes (short timers here).
     original = ManagerBasedRlEnv(_cfg(task, num_envs, backend))
     if backend == "warp":
         assert original.sim._backend.m.opt.deterministic == 7  # DeterminismType.ALL
@@ -58,7 +77,9 @@ def test_an_env_given_another_envs_state_continues_exactly_as_that_env(
     actions = _actions(original, before + after)
     _rollout(original, actions[:before])
     state = original.get_state()
-    assert not any(".cfg" in path or path.startswith("cfg") for path in state["env"])
+    # Config values are not state (only objects found in a config's `func` are walked).
+    assert all(".func." in p for p in state["env"] if p.startswith("cfg") or ".cfg" in p)
+    assert any(path.endswith("func.count") for path in state["env"])  # the class term's state
     buffer = io.BytesIO()  # what a checkpoint does with it: plain types only
     torch.save(state, buffer)
     buffer.seek(0)
@@ -86,5 +107,8 @@ def test_a_state_that_does_not_fit_the_env_is_refused_by_name():
     with pytest.raises(ValueError, match=r"shape \(4, \d+\).*\(3, \d+\).*num_envs"):
         smaller.set_state(state)
     other = ManagerBasedRlEnv(_cfg("Mjlab-Velocity-Flat-Unitree-Go1", 4))
+    qpos = other.sim.data.qpos.clone()
+    moved = {"state": other.sim.get_state()["state"] + 1.0}  # fits the physics, not the managers
     with pytest.raises(StateMismatchError, match="has no"):
-        other.set_state({"sim": other.sim.get_state(), "env": state["env"]})
+        other.set_state({"sim": moved, "env": state["env"]})
+    assert torch.equal(other.sim.data.qpos, qpos)  # all or nothing: the physics was not written

@@ -4,7 +4,10 @@ the uninterrupted one (checkpoints, the training curve and the tensorboard scala
 from __future__ import annotations
 
 import csv
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,8 +30,10 @@ _CLOCK = {"infos.run_state.logger.tot_time"}
 _CLOCK_COLUMNS = {"wall_time_s", "steps_per_s"}
 
 
-def _train(log_root: Path, argv: list[str], *options: str) -> Path:
-    args = [*argv, "--log-root", str(log_root), "--no-export-onnx", *options]
+def _train(log_root: Path, argv: list[str], *options: str, export: bool = False) -> Path:
+    args = [*argv, "--log-root", str(log_root), *options]
+    if not export:
+        args.append("--no-export-onnx")
     run_dir = train.run(*parse_task_cli("train", train.TrainCfg, args))
     assert run_dir is not None
     return run_dir
@@ -93,13 +98,17 @@ def cartpole_run(tmp_path_factory) -> Path:
 def test_the_same_seed_gives_the_same_cartpole_run_bit_for_bit_and_another_seed_another(
     cartpole_run, tmp_path
 ):
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # the result does not depend on torch's thread count either
-    try:
-        again = _train(tmp_path / "b", CARTPOLE, "--agent.seed", "3", "--agent.max-iterations",
-                       "4", "--agent.save-interval", "2")  # fmt: skip
-    finally:
-        torch.set_num_threads(threads)
+    # Another process, as a user reruns it: other string hashes (set and dict orders of
+    # strings), one torch/OpenMP thread instead of the machine's count.
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "OMP_NUM_THREADS": "1"}
+    args = [*CARTPOLE, "--agent.seed", "3", "--agent.max-iterations", "4",
+            "--agent.save-interval", "2", "--log-root", str(tmp_path / "b"), "--no-export-onnx"]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "mjlab.rl.scripts.train", *args],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    again = Path(re.findall(r"run folder: (.+)$", done.stdout, re.M)[-1].strip())
     for name in ("model_0.pt", "model_2.pt", "model_3.pt"):
         assert _checkpoint_differences(cartpole_run / name, again / name) == [], name
     assert _curve(cartpole_run) == _curve(again)
@@ -143,8 +152,10 @@ def test_go1_same_seed_same_run_and_a_resumed_run_continues_exactly(tmp_path, ca
         "--agent.logger",
         "tensorboard",
     ]
-    first = _train(tmp_path, common, "--agent.max-iterations", "4")
-    second = _train(tmp_path / "again", common, "--agent.max-iterations", "4")
+    # With policy.onnx written beside every checkpoint, as by default.
+    first = _train(tmp_path, common, "--agent.max-iterations", "4", export=True)
+    second = _train(tmp_path / "again", common, "--agent.max-iterations", "4", export=True)
+    assert (first / "policy.onnx").is_file()
     for name in ("model_0.pt", "model_2.pt", "model_3.pt"):
         assert _checkpoint_differences(first / name, second / name) == [], name
     assert _curve(first) == _curve(second)
@@ -153,7 +164,7 @@ def test_go1_same_seed_same_run_and_a_resumed_run_continues_exactly(tmp_path, ca
     capsys.readouterr()
     resumed = _train(tmp_path, common, "--agent.max-iterations", "1", "--agent.resume",
                      "--agent.load-run", re.escape(first.name),
-                     "--agent.load-checkpoint", "model_2.pt")  # fmt: skip
+                     "--agent.load-checkpoint", "model_2.pt", export=True)  # fmt: skip
     assert "an exact resume" in capsys.readouterr().out
     assert _checkpoint_differences(first / "model_3.pt", resumed / "model_3.pt") == []
     assert _scalars(resumed) == _scalars(first, first=3)
@@ -165,4 +176,7 @@ def test_go1_same_seed_same_run_and_a_resumed_run_continues_exactly(tmp_path, ca
                      "--agent.load-checkpoint", "model_2.pt")  # fmt: skip
     out = capsys.readouterr().out
     assert "config differs from the checkpoint's" in out
-    assert sorted(p.name for p in changed.glob("model_*.pt")) == ["model_2.pt"]
+    # Numbered as a continuation all the same: the iteration after 2 is 3.
+    assert sorted(p.name for p in changed.glob("model_*.pt")) == ["model_3.pt"]
+    assert not torch.equal(*(torch.load(d / "model_3.pt", weights_only=True)["actor_state_dict"]
+                             ["mlp.0.weight"] for d in (first, changed)))  # fmt: skip

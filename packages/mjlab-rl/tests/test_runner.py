@@ -196,7 +196,7 @@ def test_training_resumes_from_an_old_layout_checkpoint_with_its_optimizer_state
     source_std_state = source.alg.optimizer.state[source.alg._raw_actor.distribution.std_param]
     assert torch.equal(std_state["exp_avg"], source_std_state["exp_avg"])
     target.learn(1)
-    assert target.current_learning_iteration == 7
+    assert target.current_learning_iteration == 8  # the iteration after the checkpoint's
 
 
 def test_old_log_std_checkpoint_restores_the_log_parameter(tmp_path):

@@ -156,7 +156,8 @@ class ManagerBasedRlEnv:
         in it. Plain types only (tensors, numbers, dicts), so `torch.save` stores it.
 
         An env built from the same config that gets this state with `set_state` continues
-        exactly as this one would (bit for bit on the CPU backend; `tests/test_reproducibility.py`).
+        exactly as this one would (bit for bit on the C MuJoCo backend and on MuJoCo Warp's CPU device;
+        `packages/mjlab-core/tests/test_env_state.py`).
         """
         return {"sim": self.sim.get_state(), "env": snapshot.capture(self)}
 
@@ -166,8 +167,10 @@ class ManagerBasedRlEnv:
 
         Raises:
             ValueError: the state does not fit this env (another config); the message names
-                the first attribute or physics field that differs.
+                the first attribute or physics field that differs. Nothing is written then.
         """
+        self.sim.check_state(state["sim"])  # every check before any write: all or nothing
+        snapshot.check(self, state["env"])
         self.sim.set_state(state["sim"])
         snapshot.restore(self, state["env"])
         if self.sim._expanded:  # per-world model fields: their derived constants too

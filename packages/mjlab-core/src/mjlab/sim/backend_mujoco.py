@@ -64,14 +64,17 @@ class MujocoBatchBackend:
         # ctrl, applied forces, mocap, eq_active, userdata, plugin state).
         return {"state": torch.from_numpy(self.batch.state.copy())}
 
-    def set_state(self, state: dict[str, torch.Tensor]) -> None:
-        rows = state["state"].cpu().numpy()
-        if rows.shape != self.batch.state.shape:
+    def check_state(self, state: dict[str, torch.Tensor]) -> None:
+        shape = tuple(state["state"].shape)
+        if shape != self.batch.state.shape:
             raise ValueError(
-                f"Saved physics state has shape {rows.shape}, this simulation "
+                f"Saved physics state has shape {shape}, this simulation "
                 f"{self.batch.state.shape} (another model or num_envs)."
             )
-        np.copyto(self.batch.state, rows)
+
+    def set_state(self, state: dict[str, torch.Tensor]) -> None:
+        self.check_state(state)
+        np.copyto(self.batch.state, state["state"].cpu().numpy())
 
     # -- calls ------------------------------------------------------------------------------
     def _run(self, call, ids: np.ndarray | None, **kwargs) -> None:

@@ -159,12 +159,13 @@ class WarpBackend:
 
     def get_state(self) -> dict[str, torch.Tensor]:
         state = {"time": self._time.clone()}
-        for name in (*STATE_FIELDS[1:], "qacc_warmstart"):
-            if getattr(self.d, name, None) is not None:
+        extra = ("qacc_warmstart", "eq_active", "userdata", "history", "plugin_state")
+        for name in (*STATE_FIELDS[1:], *extra):
+            if hasattr(getattr(self.d, name, None), "ptr"):
                 state[name] = self.field(name).clone()
         return state
 
-    def set_state(self, state: dict[str, torch.Tensor]) -> None:
+    def check_state(self, state: dict[str, torch.Tensor]) -> None:
         for name, value in state.items():
             target = self._time if name == "time" else self.field(name)
             if target.shape != value.shape:
@@ -172,7 +173,11 @@ class WarpBackend:
                     f"Saved physics state '{name}' has shape {tuple(value.shape)}, this "
                     f"simulation {tuple(target.shape)} (another model or num_envs)."
                 )
-            target.copy_(value)
+
+    def set_state(self, state: dict[str, torch.Tensor]) -> None:
+        self.check_state(state)  # every check before any write
+        for name, value in state.items():
+            (self._time if name == "time" else self.field(name)).copy_(value)
         self._push_time()
 
     def expand(self, name: str) -> torch.Tensor:

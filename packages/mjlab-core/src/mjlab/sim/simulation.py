@@ -268,8 +268,13 @@ class Simulation:
             ValueError: the state has another shape (another model or num_envs), or keys of
                 the other backend.
         """
+        self.check_state(state)
+        self._backend.set_state(state)
+
+    def check_state(self, state: dict[str, torch.Tensor]) -> None:
+        """Raise ValueError unless `set_state(state)` fits this simulation (nothing is written)."""
         try:
-            self._backend.set_state(state)
+            self._backend.check_state(state)
         except (KeyError, AttributeError) as err:
             raise ValueError(
                 f"Saved physics state does not fit the '{self.backend}' backend ({err})."

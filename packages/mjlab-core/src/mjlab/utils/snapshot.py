@@ -2,14 +2,18 @@
 
 `capture(root)` walks `root`'s attributes and records every value that can change while the
 object runs: tensors, numpy arrays, torch / numpy random generators and plain numbers, keyed by
-their attribute path (e.g. `command_manager._terms['twist'].steps_left`). `restore(root, state)`
+their attribute path (e.g. `command_manager.terms['twist'].steps_left`). `restore(root, state)`
 writes such a record back into an object graph built the same way (same class, same config), in
 place, so views and aliases stay what they were.
 
 What is walked: objects whose class (or a base class) is defined in `mjlab`, so terms and sensors
-of downstream packages that subclass ours are included; dicts, lists and tuples inside them. What
-is not: configs (dataclass instances and every `cfg` attribute: they are values, and a resumed
-run must see the config it was given), `extras` (rebuilt by every step), functions, classes,
+of downstream packages that subclass ours are included; dicts, lists and tuples inside them;
+configs are searched for such objects and for class-based terms, which live in their config's
+`func` (of any class, a downstream project's too). What
+is not recorded: the values of configs (dataclass instances and every `cfg` attribute: they are
+values, and a resumed run must see the config it was given, so a curriculum that writes into a
+config, like `mdp.commands_vel`, is re-applied only at its next call), `extras` (rebuilt by
+every step), functions, classes,
 modules, objects of other libraries (a `mujoco.batch.Batch` or a renderer), non-numeric arrays,
 and the attributes a class names in `_snapshot_exclude` (state its owner captures another way,
 e.g. `Simulation`'s views, or data that never changes after construction, e.g. a generated
@@ -26,7 +30,8 @@ from typing import Any
 import numpy as np
 import torch
 
-_SKIP_ATTRS = frozenset({"cfg", "extras"})  # extras: rebuilt by every step
+_SKIP_ATTRS = frozenset({"extras"})  # rebuilt by every step
+_CONFIG_ATTRS = frozenset({"cfg"})
 
 
 def _is_ours(obj: Any) -> bool:
@@ -34,11 +39,26 @@ def _is_ours(obj: Any) -> bool:
 
 
 def _walkable(obj: Any) -> bool:
+    """An object of ours (or a subclass of ours) that holds run-time state."""
     if isinstance(obj, (type, types.ModuleType, types.FunctionType, types.MethodType)):
         return False
-    if dataclasses.is_dataclass(obj):
-        return False
-    return _is_ours(obj)
+    return not dataclasses.is_dataclass(obj) and _is_ours(obj)
+
+
+def _term_instance(obj: Any) -> bool:
+    """A class-based term (any class, also one of a downstream project) in a config's `func`."""
+    plain = (
+        type,
+        types.ModuleType,
+        types.FunctionType,
+        types.MethodType,
+        types.BuiltinFunctionType,
+    )
+    return hasattr(obj, "__dict__") and not isinstance(obj, plain) and not _is_config(obj)
+
+
+def _is_config(obj: Any) -> bool:
+    return dataclasses.is_dataclass(obj) and not isinstance(obj, type)
 
 
 def _leaf(value: Any) -> bool:
@@ -73,18 +93,24 @@ def _child_path(parent: str, obj: Any, key: Any) -> str:
 
 def _slots(root: Any) -> Iterator[tuple[str, Any, Any, Any]]:
     """(path, container, key, value) of every leaf, in a deterministic order; each object and
-    each tensor is visited once (the first path that reaches it names it)."""
+    each tensor is visited once (the first path that reaches it names it).
+
+    Configs (dataclasses, `cfg` attributes) are searched without recording their own values:
+    a class-based term lives in its config's `func` field, and its state is recorded."""
     seen: set[int] = set()
-    stack: list[tuple[str, Any]] = [("", root)]
+    stack: list[tuple[str, Any, bool]] = [("", root, False)]
     while stack:
-        path, obj = stack.pop()
+        path, obj, in_config = stack.pop()
         if id(obj) in seen:
             continue
         seen.add(id(obj))
+        in_config = in_config or _is_config(obj)
         children = []
         for key, value in _items(obj):
             child = _child_path(path, obj, key)
             if _leaf(value):
+                if in_config:
+                    continue  # a config's value, not state
                 generator = (torch.Generator, np.random.Generator)
                 if isinstance(value, (torch.Tensor, np.ndarray, *generator)):
                     if id(value) in seen:
@@ -93,9 +119,29 @@ def _slots(root: Any) -> Iterator[tuple[str, Any, Any, Any]]:
                 if isinstance(obj, tuple) and not isinstance(value, torch.Tensor | np.ndarray):
                     continue  # immutable slot: only in-place state can be restored
                 yield child, obj, key, value
-            elif isinstance(value, (dict, list, tuple)) or _walkable(value):
-                children.append((child, value))
+            elif _walkable(value) or (key == "func" and _term_instance(value)):
+                children.append((child, value, False))
+            elif isinstance(value, (dict, list, tuple)) or _is_config(value):
+                config = in_config or _is_config(value) or key in _CONFIG_ATTRS
+                children.append((child, value, config))
         stack.extend(reversed(children))
+
+
+def check(root: Any, state: dict[str, Any]) -> None:
+    """Raise `StateMismatchError` unless every path of `state` exists in `root` (nothing is
+    written)."""
+    _resolve(root, state)
+
+
+def _resolve(root: Any, state: dict[str, Any]) -> dict[str, tuple[Any, Any, Any]]:
+    slots = {path: (obj, key, value) for path, obj, key, value in _slots(root)}
+    missing = [path for path in state if path not in slots]
+    if missing:
+        raise StateMismatchError(
+            f"The saved state does not fit this object: it has no {missing[0]!r}"
+            f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}."
+        )
+    return slots
 
 
 def _saved(value: Any) -> Any:
@@ -132,18 +178,13 @@ def restore(root: Any, state: dict[str, Any]) -> None:
 
     Tensors and arrays are copied into the existing ones (their views and aliases keep
     working); a leaf that was None or of another shape when `root` was built is replaced.
+    Every path is checked before anything is written.
 
     Raises:
         StateMismatchError: a recorded path that `root` does not have, naming it; nothing is
             written in that case.
     """
-    slots = {path: (obj, key, value) for path, obj, key, value in _slots(root)}
-    missing = [path for path in state if path not in slots]
-    if missing:
-        raise StateMismatchError(
-            f"The saved state does not fit this object: it has no {missing[0]!r}"
-            f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}."
-        )
+    slots = _resolve(root, state)
     with torch.no_grad():
         for path, saved in state.items():
             obj, key, current = slots[path]
@@ -152,7 +193,7 @@ def restore(root: Any, state: dict[str, Any]) -> None:
 
 def _put(obj: Any, key: Any, current: Any, saved: Any) -> None:
     if isinstance(saved, dict) and "torch_generator" in saved:
-        current.set_state(saved["torch_generator"])
+        current.set_state(saved["torch_generator"].cpu())
         return
     if isinstance(saved, dict) and "numpy_generator" in saved:
         current.bit_generator.state = saved["numpy_generator"]
@@ -172,6 +213,8 @@ def _put(obj: Any, key: Any, current: Any, saved: Any) -> None:
         saved = saved.copy()
     elif isinstance(saved, torch.Tensor):
         saved = saved.clone()
+    elif isinstance(current, np.generic) and not isinstance(saved, (dict, type(None))):
+        saved = type(current)(saved)  # np.float32 stays np.float32
     if isinstance(obj, (dict, list)):
         obj[key] = saved
     else:

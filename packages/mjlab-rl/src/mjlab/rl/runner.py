@@ -53,6 +53,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         env = self._env()
         # Hashed now, before anything (a curriculum) edits the env's config copy at run time.
         self._env_config_hash = config_hash(env.cfg) if hasattr(env, "get_state") else None
+        self._next_after_loaded = False
+        self.resume_note = ""
         self.resumed_exactly = False
         """True after `load` restored the env, generators and logs of the checkpoint: `learn`
         then continues that run's next iteration as it would have run."""
@@ -117,10 +119,12 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
     def learn(self, num_learning_iterations: int, init_at_random_ep_len: bool = False) -> None:
         """rsl-rl's `learn`, then (on the process that logs) `training_curve.png` and `.csv` in
         the run folder (`mjlab.rl.progress.write_training_curve`); the PNG's path is printed."""
-        if self.resumed_exactly:
-            # The checkpoint was written after its iteration: continue with the next one, and
-            # keep the restored episode lengths (the uninterrupted run does not redraw them).
+        if self._next_after_loaded:
+            # A checkpoint is written after its iteration: continue with the next one.
             self.current_learning_iteration += 1
+            self._next_after_loaded = False
+        if self.resumed_exactly:
+            # Keep the restored episode lengths (the uninterrupted run does not redraw them).
             self.resumed_exactly = False
             init_at_random_ep_len = False
         if self.logger.log_dir:  # the process that logs (ranks > 0 have no log_dir)
@@ -279,6 +283,7 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             )
         if self.alg.load(loaded, load_cfg, strict):
             self.current_learning_iteration = loaded["iter"]
+            self._next_after_loaded = True
         infos = loaded.get("infos")
         state = infos.get("env_state") if isinstance(infos, dict) else None
         env = self._env()
@@ -344,9 +349,9 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         except (StateMismatchError, ValueError) as err:
             self.resume_note = f"the env state does not fit this env ({err}): it starts anew"
             return False
-        torch.set_rng_state(run["torch"])
+        torch.set_rng_state(run["torch"].cpu())
         if run["cuda"] and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all(run["cuda"])
+            torch.cuda.set_rng_state_all([state.cpu() for state in run["cuda"]])
         kind, keys, *rest = run["numpy"]
         np.random.set_state((kind, np.asarray(keys, dtype=np.uint32), *rest))  # noqa: NPY002
         random.setstate(_as_tuples(run["python"]))

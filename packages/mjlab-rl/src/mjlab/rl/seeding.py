@@ -62,8 +62,9 @@ def derive_seeds(seed: int, deterministic: bool = False) -> RunSeeds:
 def seed_run(seed: int, deterministic: bool = False) -> RunSeeds:
     """Seed torch (all devices), numpy and Python's `random` from `seed`; returns the seeds.
 
-    With `deterministic`, also `torch.use_deterministic_algorithms(True)` (an op without a
-    deterministic implementation raises), cuDNN's deterministic mode without autotuning, and
+    With `deterministic`, also `torch.use_deterministic_algorithms(True, warn_only=True)` (an op
+    without a deterministic implementation warns once and runs), cuDNN's deterministic mode
+    without autotuning, and
     `CUBLAS_WORKSPACE_CONFIG=:4096:8` when unset (cuBLAS's requirement). On CPU it changes
     nothing measurable: C MuJoCo and torch's CPU kernels are already deterministic
     (`bench/determinism.py` prints the cost). MuJoCo Warp's deterministic mode is the env's
@@ -75,8 +76,10 @@ def seed_run(seed: int, deterministic: bool = False) -> RunSeeds:
     torch.manual_seed(seeds.torch)
     if deterministic:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-        torch.use_deterministic_algorithms(True)
-        torch.backends.cudnn.deterministic = True
+    # Set both ways: the flags are global to the process, and the seeds file says which held.
+    torch.use_deterministic_algorithms(deterministic, warn_only=True)
+    torch.backends.cudnn.deterministic = deterministic
+    if deterministic:
         torch.backends.cudnn.benchmark = False
     return seeds
 

@@ -11,6 +11,7 @@ mode: each rank simulates its own envs on cuda:<local_rank>).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import sys
 import time
@@ -30,9 +31,24 @@ from mjlab.rl.cli import (
     run_command,
 )
 from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
-from mjlab.rl.runner import MjlabOnPolicyRunner
 from mjlab.rl.seeding import RunSeeds, derive_seeds, seed_run, write_seeds
-from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
+
+# rsl-rl's runner and wrapper import tensordict and with it torch's compiler stack (~10 s here):
+# loaded when training starts, so `train`, `--help` and a mistake answer without waiting for it.
+_LAZY = {
+    "MjlabOnPolicyRunner": "mjlab.rl.runner",
+    "RslRlVecEnvWrapper": "mjlab.rl.vecenv_wrapper",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    if name == "_ExportingRunner":
+        return _exporting_runner()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -63,25 +79,31 @@ class TrainCfg:
     `mjlab.rl.seeding`."""
 
 
-class _ExportingRunner(MjlabOnPolicyRunner):
-    """Writes policy.onnx beside each checkpoint; an export error is reported, not hidden."""
+@functools.cache
+def _exporting_runner() -> type:
+    from mjlab.rl.runner import MjlabOnPolicyRunner
 
-    def save(self, path: str, infos: dict | None = None) -> None:
-        super().save(path, infos)
-        if self.cfg.get("export_onnx", True) and not getattr(self, "_export_refused", False):
-            from mjlab.export import ExportError
+    class _ExportingRunner(MjlabOnPolicyRunner):
+        """Writes policy.onnx beside each checkpoint; an export error is reported, not hidden."""
 
-            try:
-                self.export_policy_to_onnx(str(Path(path).parent))
-            except ExportError as err:
-                # The task computes something the robot runtime cannot reproduce: say it once.
-                self._export_refused = True
-                print(f"[mjlab] policy.onnx not written: {err}", file=sys.stderr)
-            except Exception:
-                print(
-                    f"[mjlab] ONNX export beside {path} FAILED:\n{traceback.format_exc()}",
-                    file=sys.stderr,
-                )
+        def save(self, path: str, infos: dict | None = None) -> None:
+            super().save(path, infos)
+            if self.cfg.get("export_onnx", True) and not getattr(self, "_export_refused", False):
+                from mjlab.export import ExportError
+
+                try:
+                    self.export_policy_to_onnx(str(Path(path).parent))
+                except ExportError as err:
+                    # The task computes something the robot runtime cannot reproduce: say it once.
+                    self._export_refused = True
+                    print(f"[mjlab] policy.onnx not written: {err}", file=sys.stderr)
+                except Exception:
+                    print(
+                        f"[mjlab] ONNX export beside {path} FAILED:\n{traceback.format_exc()}",
+                        file=sys.stderr,
+                    )
+
+    return _ExportingRunner
 
 
 def run(task_id: str, cfg: TrainCfg) -> Path | None:
@@ -92,8 +114,8 @@ def run(task_id: str, cfg: TrainCfg) -> Path | None:
     rank = 0
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         device = f"cuda:{local_rank}"
-        cfg.agent.seed += local_rank
         rank = int(os.environ.get("RANK", "0"))
+        cfg.agent.seed += rank  # each process its own draws, also across nodes
     seeds = derive_seeds(cfg.agent.seed, cfg.deterministic)
     cfg.env.seed = seeds.env
     if cfg.deterministic:
@@ -138,6 +160,8 @@ def _train(
         write_seeds(log_dir, seeds)
 
     start = time.time()
+    from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
+
     env = ManagerBasedRlEnv(cfg.env, device=device)
     wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)
     print(
@@ -150,13 +174,13 @@ def _train(
     train_cfg["export_onnx"] = cfg.export_onnx
     train_cfg["verbose"] = cfg.verbose
     train_cfg["save_env_state"] = cfg.save_env_state
+    from mjlab.rl.runner import MjlabOnPolicyRunner
     from mjlab.tasks import load_runner_cls
 
+    exporting = _exporting_runner()
     base = load_runner_cls(task_id) or MjlabOnPolicyRunner
     runner_cls = (
-        type("Runner", (_ExportingRunner, base), {})
-        if base is not MjlabOnPolicyRunner
-        else _ExportingRunner
+        type("Runner", (exporting, base), {}) if base is not MjlabOnPolicyRunner else exporting
     )
     runner = runner_cls(
         wrapped, train_cfg, None if log_dir is None else str(log_dir), device=device
