@@ -175,7 +175,7 @@ def test_go1_same_seed_same_run_and_a_resumed_run_continues_exactly(tmp_path, ca
                      "--agent.load-run", re.escape(first.name),
                      "--agent.load-checkpoint", "model_2.pt")  # fmt: skip
     out = capsys.readouterr().out
-    assert "config differs from the checkpoint's" in out
+    assert "config differs from the checkpoint's (scene.num_envs 32 -> 16)" in out
     # Numbered as a continuation all the same: the iteration after 2 is 3.
     assert sorted(p.name for p in changed.glob("model_*.pt")) == ["model_3.pt"]
     assert not torch.equal(*(torch.load(d / "model_3.pt", weights_only=True)["actor_state_dict"]

@@ -174,6 +174,7 @@ COMMON_OPTIONS = (
     ("agent.logger", "tensorboard or wandb"),
     ("agent.resume", "continue the newest run of the experiment that has a checkpoint"),
     ("agent.load_run", "with --agent.resume: regex of the run folder"),
+    ("agent.load_checkpoint", "with --agent.resume: regex of the checkpoint (highest iteration)"),
     ("agent.experiment_name", "folder under the log root"),
     ("agent.run_name", "suffix of the run folder"),
 )
@@ -221,7 +222,11 @@ def short_help(prog: str, task_id: str, cfg: Any) -> str:
     rows = [r for r, (p, _) in zip(rows, COMMON_OPTIONS, strict=True) if _has(cfg, p)]
     docs = _field_docs(type(cfg))
     own = [f.name for f in dataclasses.fields(cfg) if f.name not in ("env", "agent")]
-    rows += [(option(n), f"{docs.get(n, '')} (now {getattr(cfg, n)!r})") for n in own]
+    for n in own:
+        flag = option(n)
+        if getattr(cfg, n) is True:  # the flag that changes it (tyro's --no- form)
+            flag = f"--no-{flag[2:]}"
+        rows.append((flag, f"{docs.get(n, '')} (now {getattr(cfg, n)!r})"))
     width = max(len(r[0]) for r in rows) + 2
     lines = [f"usage: {prog} {task_id} [OPTIONS]", "", "common options:"]
     lines += [f"  {name:<{width}}{text}" for name, text in rows]

@@ -198,7 +198,8 @@ class RslRlBaseRunnerCfg:
     """Optional label appended to the timestamped run directory (e.g.
     2025-01-27_14-30-00_{run_name}). Also becomes the display name for the run in wandb."""
     logger: Literal["wandb", "tensorboard"] = "wandb"
-    """The logger to use. Default is wandb."""
+    """The logger to use: wandb or tensorboard (the class default is wandb; a task may set
+    another, which `--help` shows)."""
     wandb_project: str = "mjlab"
     """The wandb project name."""
     wandb_tags: tuple[str, ...] = ()
@@ -206,11 +207,11 @@ class RslRlBaseRunnerCfg:
     resume: bool = False
     """Whether to resume the experiment from a checkpoint (see load_run, load_checkpoint)."""
     load_run: str = ".*"
-    """The run directory to load. Default is ".*" which means all runs. If regex expression, the
-    latest (alphabetical order) matching run will be loaded."""
+    """Regex of the run folder to resume from (default ".*": any); the newest match (run folders
+    start with their timestamp) that has a checkpoint is loaded."""
     load_checkpoint: str = "model_.*.pt"
-    """The checkpoint file to load. Default is "model_.*.pt" (all). If regex expression, the
-    latest (alphabetical order) matching file will be loaded."""
+    """Regex of the checkpoint file to load (default "model_.*.pt": any); of the matches, the one
+    with the highest iteration is loaded (model_10.pt after model_9.pt)."""
     clip_actions: float | None = None
     """The clipping range for action values: actions are clamped to [-clip_actions, clip_actions].
     If None (default), no clipping is applied."""

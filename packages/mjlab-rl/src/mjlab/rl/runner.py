@@ -51,8 +51,9 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         self._rsl_log = self.logger.log
         self.logger.log = self._log  # type: ignore[method-assign]
         env = self._env()
-        # Hashed now, before anything (a curriculum) edits the env's config copy at run time.
-        self._env_config_hash = config_hash(env.cfg) if hasattr(env, "get_state") else None
+        # Read now, before anything (a curriculum) edits the env's config copy at run time.
+        self._env_config = config_fields(env.cfg) if hasattr(env, "get_state") else None
+        self._env_config_hash = None if self._env_config is None else config_hash(env.cfg)
         self._next_after_loaded = False
         self.resume_note = ""
         self.resumed_exactly = False
@@ -307,6 +308,7 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             if self.cfg.get("save_env_state", True) and hasattr(env, "get_state"):
                 infos["env_state"]["state"] = env.get_state()
                 infos["env_state"]["config_hash"] = self._env_config_hash
+                infos["env_state"]["config"] = self._env_config
         logger = self.logger
         infos["run_state"] = {
             "torch": torch.get_rng_state(),
@@ -324,6 +326,17 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         }
         return infos
 
+    def _config_changes(self, state: dict) -> str:
+        """The env config fields that differ from the checkpoint's, e.g. "scene.num_envs 64 ->
+        32"; a generic phrase for checkpoints that did not store their config."""
+        saved, now = state.get("config"), self._env_config
+        if not isinstance(saved, dict) or now is None:
+            return "another task, num_envs, seed or field"
+        changed = [k for k in sorted(set(saved) | set(now)) if saved.get(k) != now.get(k)]
+        shown = [f"{k} {saved.get(k, '(none)')} -> {now.get(k, '(none)')}" for k in changed[:3]]
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        return "; ".join(shown) + more if shown else "another code version"
+
     def _load_run_state(self, infos: Any) -> bool:
         """Restore the env, the generators and the logs from `infos` when the checkpoint has
         them and the env's config is the one it was saved with; sets `resume_note`."""
@@ -338,8 +351,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             return False
         if not hasattr(env, "set_state") or state.get("config_hash") != self._env_config_hash:
             self.resume_note = (
-                "the env's config differs from the checkpoint's (another task, num_envs, "
-                "seed or field): networks and optimizer restored, the env starts anew"
+                f"the env's config differs from the checkpoint's ({self._config_changes(state)}): "
+                "networks and optimizer restored, the env starts anew"
             )
             return False
         from mjlab.utils.snapshot import StateMismatchError
@@ -421,6 +434,27 @@ def config_hash(cfg: Any) -> str:
 
     text = re.sub(r" at 0x[0-9a-f]+", "", yaml.safe_dump(to_plain(cfg), sort_keys=True))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def config_fields(cfg: Any) -> dict[str, str]:
+    """A config's leaves by dotted path, as short strings (`mjlab.rl.cli.to_plain` form), e.g.
+    {"scene.num_envs": "64", "seed": "3", ...}: what a checkpoint stores to name a change."""
+    from mjlab.rl.cli import to_plain
+
+    out: dict[str, str] = {}
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, dict) and value:
+            for key, item in value.items():
+                walk(item, f"{path}.{key}" if path else str(key))
+        elif isinstance(value, list) and value and any(isinstance(v, dict) for v in value):
+            for i, item in enumerate(value):
+                walk(item, f"{path}[{i}]")
+        else:
+            out[path] = re.sub(r" at 0x[0-9a-f]+", "", str(value))[:200]
+
+    walk(to_plain(cfg), "")
+    return out
 
 
 def _as_tuples(value: Any) -> Any:

@@ -70,13 +70,15 @@ class TrainCfg:
     verbose: bool = False
     """Print rsl-rl's full block every iteration instead of one progress line."""
     save_env_state: bool = True
-    """Store the env's whole state in each checkpoint, so `--agent.resume` continues the run
-    exactly (Go1 flat ~6 kB per env, G1 rough ~15 kB per env; False: networks, optimizer and
-    generators only, and a resumed env starts anew)."""
+    """Put the env's whole state in each checkpoint, for an exact `--agent.resume`.
+
+    Go1 flat ~6 kB per env, G1 rough ~15 kB per env. False (`--no-save-env-state`): networks,
+    optimizer and generators only; a resumed env then starts anew."""
     deterministic: bool = False
-    """For CUDA: torch's deterministic algorithms and MuJoCo Warp's deterministic mode
-    (`env.sim.deterministic`). On CPU a seed already fixes the run bit for bit. See
-    `mjlab.rl.seeding`."""
+    """Deterministic torch and MuJoCo Warp (for CUDA; on CPU a seed fixes the run anyway).
+
+    Torch's deterministic algorithms and MuJoCo Warp's deterministic mode
+    (`env.sim.deterministic`). See `mjlab.rl.seeding`."""
 
 
 @functools.cache
