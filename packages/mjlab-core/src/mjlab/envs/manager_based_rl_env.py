@@ -169,10 +169,11 @@ class ManagerBasedRlEnv:
             ValueError: the state does not fit this env (another config); the message names
                 the first attribute or physics field that differs. Nothing is written then.
         """
-        self.sim.check_state(state["sim"])  # every check before any write: all or nothing
-        snapshot.check(self, state["env"])
-        self.sim.set_state(state["sim"])
+        # All or nothing: the physics is checked first, `restore` checks every path before it
+        # writes, and a checked physics state cannot fail to be written.
+        self.sim.check_state(state["sim"])
         snapshot.restore(self, state["env"])
+        self.sim.set_state(state["sim"])
         if self.sim._expanded:  # per-world model fields: their derived constants too
             self.sim.set_const()
 

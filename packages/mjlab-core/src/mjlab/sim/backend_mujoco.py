@@ -72,8 +72,7 @@ class MujocoBatchBackend:
                 f"{self.batch.state.shape} (another model or num_envs)."
             )
 
-    def set_state(self, state: dict[str, torch.Tensor]) -> None:
-        self.check_state(state)
+    def set_state(self, state: dict[str, torch.Tensor]) -> None:  # checked by Simulation
         np.copyto(self.batch.state, state["state"].cpu().numpy())
 
     # -- calls ------------------------------------------------------------------------------

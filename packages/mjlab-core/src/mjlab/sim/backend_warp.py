@@ -174,8 +174,7 @@ class WarpBackend:
                     f"simulation {tuple(target.shape)} (another model or num_envs)."
                 )
 
-    def set_state(self, state: dict[str, torch.Tensor]) -> None:
-        self.check_state(state)  # every check before any write
+    def set_state(self, state: dict[str, torch.Tensor]) -> None:  # checked by Simulation
         for name, value in state.items():
             (self._time if name == "time" else self.field(name)).copy_(value)
         self._push_time()

@@ -130,8 +130,9 @@ class SimulationCfg:
     """Warp on CUDA: capture step/forward in CUDA graphs and replay them."""
     deterministic: bool = False
     """Warp: MuJoCo Warp's deterministic mode (`opt.deterministic = DeterminismType.ALL`:
-    stable contact order, canonical constraint rows, order-invariant atomic reductions), so a
-    GPU run repeats bit for bit, at a cost in speed. C MuJoCo is deterministic anyway."""
+    stable contact order, canonical constraint rows, order-invariant atomic reductions), for GPU
+    runs that repeat; its speed cost on a GPU is not measured here. C MuJoCo is deterministic
+    anyway."""
     check_divergence: bool = True
     """After each step, flag worlds whose state is non-finite or that MuJoCo reset for
     instability (BADQPOS/BADQVEL/BADQACC warnings)."""

@@ -254,8 +254,8 @@ class Simulation:
 
         C MuJoCo: the batch's state rows, mjSTATE_INTEGRATION (time, qpos, qvel, act, history,
         qacc_warmstart, ctrl, applied forces, mocap, eq_active, userdata, plugin state), one
-        float64 row per world, key "state". MuJoCo Warp: the state fields and
-        `qacc_warmstart` by name. The solver's warm start is included, so a restored world
+        float64 row per world, key "state". MuJoCo Warp: the same components by field name
+        (state fields, `qacc_warmstart`, `eq_active`, `userdata`, `history`, `plugin_state`). The solver's warm start is included, so a restored world
         steps bit for bit as the original did (C MuJoCo).
         """
         return self._backend.get_state()

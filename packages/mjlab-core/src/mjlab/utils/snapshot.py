@@ -32,6 +32,7 @@ import torch
 
 _SKIP_ATTRS = frozenset({"extras"})  # rebuilt by every step
 _CONFIG_ATTRS = frozenset({"cfg"})
+_CODE = (type, types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
 
 
 def _is_ours(obj: Any) -> bool:
@@ -40,21 +41,12 @@ def _is_ours(obj: Any) -> bool:
 
 def _walkable(obj: Any) -> bool:
     """An object of ours (or a subclass of ours) that holds run-time state."""
-    if isinstance(obj, (type, types.ModuleType, types.FunctionType, types.MethodType)):
-        return False
-    return not dataclasses.is_dataclass(obj) and _is_ours(obj)
+    return not isinstance(obj, _CODE) and not dataclasses.is_dataclass(obj) and _is_ours(obj)
 
 
 def _term_instance(obj: Any) -> bool:
     """A class-based term (any class, also one of a downstream project) in a config's `func`."""
-    plain = (
-        type,
-        types.ModuleType,
-        types.FunctionType,
-        types.MethodType,
-        types.BuiltinFunctionType,
-    )
-    return hasattr(obj, "__dict__") and not isinstance(obj, plain) and not _is_config(obj)
+    return hasattr(obj, "__dict__") and not isinstance(obj, _CODE) and not _is_config(obj)
 
 
 def _is_config(obj: Any) -> bool:
@@ -125,12 +117,6 @@ def _slots(root: Any) -> Iterator[tuple[str, Any, Any, Any]]:
                 config = in_config or _is_config(value) or key in _CONFIG_ATTRS
                 children.append((child, value, config))
         stack.extend(reversed(children))
-
-
-def check(root: Any, state: dict[str, Any]) -> None:
-    """Raise `StateMismatchError` unless every path of `state` exists in `root` (nothing is
-    written)."""
-    _resolve(root, state)
 
 
 def _resolve(root: Any, state: dict[str, Any]) -> dict[str, tuple[Any, Any, Any]]:

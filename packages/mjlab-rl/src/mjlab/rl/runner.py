@@ -53,7 +53,6 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         env = self._env()
         # Read now, before anything (a curriculum) edits the env's config copy at run time.
         self._env_config = config_fields(env.cfg) if hasattr(env, "get_state") else None
-        self._env_config_hash = None if self._env_config is None else config_hash(env.cfg)
         self._next_after_loaded = False
         self.resume_note = ""
         self.resumed_exactly = False
@@ -156,8 +155,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         The file is written to a temporary file in the same folder, flushed to disk, then renamed
         over `path`, so a reader never sees a half-written checkpoint and a failing write leaves
         any previous file at `path` intact. `infos["env_state"]` holds the env's
-        `common_step_counter`, its whole state (`ManagerBasedRlEnv.get_state`) and a hash of its
-        config; `infos["run_state"]` the global generators (torch, CUDA, numpy, Python) and the
+        `common_step_counter`, its whole state (`ManagerBasedRlEnv.get_state`) and its config's
+        fields (`config_fields`: a resume compares them and names what changed); `infos["run_state"]` the global generators (torch, CUDA, numpy, Python) and the
         logger's episode statistics. The file is uploaded to the logging service (wandb) only if
         `train_cfg["upload_model"]` is true (default true).
 
@@ -307,7 +306,6 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             infos["env_state"] = {_COUNTER_KEY: int(getattr(env, _COUNTER_KEY))}
             if self.cfg.get("save_env_state", True) and hasattr(env, "get_state"):
                 infos["env_state"]["state"] = env.get_state()
-                infos["env_state"]["config_hash"] = self._env_config_hash
                 infos["env_state"]["config"] = self._env_config
         logger = self.logger
         infos["run_state"] = {
@@ -349,17 +347,15 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         run = infos.get("run_state") if isinstance(infos, dict) else None
         if not isinstance(state, dict) or "state" not in state or not isinstance(run, dict):
             return False
-        if not hasattr(env, "set_state") or state.get("config_hash") != self._env_config_hash:
+        if not hasattr(env, "set_state") or state.get("config") != self._env_config:
             self.resume_note = (
                 f"the env's config differs from the checkpoint's ({self._config_changes(state)}): "
                 "networks and optimizer restored, the env starts anew"
             )
             return False
-        from mjlab.utils.snapshot import StateMismatchError
-
         try:
             env.set_state(state["state"])
-        except (StateMismatchError, ValueError) as err:
+        except ValueError as err:  # also mjlab.utils.snapshot.StateMismatchError
             self.resume_note = f"the env state does not fit this env ({err}): it starts anew"
             return False
         torch.set_rng_state(run["torch"].cpu())
@@ -421,19 +417,6 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         out = export_policy(actor, Path(path) / filename, metadata, verbose=verbose)
         if self.cfg.get("upload_model", True):
             self.logger.save_model(str(out), self.current_learning_iteration)
-
-
-def config_hash(cfg: Any) -> str:
-    """A short hash of a config's plain form (`mjlab.rl.cli.to_plain`): equal for configs with
-    equal fields, whatever object they are."""
-    import hashlib
-
-    import yaml
-
-    from mjlab.rl.cli import to_plain
-
-    text = re.sub(r" at 0x[0-9a-f]+", "", yaml.safe_dump(to_plain(cfg), sort_keys=True))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def config_fields(cfg: Any) -> dict[str, str]:

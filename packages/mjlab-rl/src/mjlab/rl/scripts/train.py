@@ -31,23 +31,16 @@ from mjlab.rl.cli import (
     run_command,
 )
 from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
-from mjlab.rl.seeding import RunSeeds, derive_seeds, seed_run, write_seeds
+from mjlab.rl.seeding import RunSeeds, seed_run, write_seeds
+
 
 # rsl-rl's runner and wrapper import tensordict and with it torch's compiler stack (~10 s here):
 # loaded when training starts, so `train`, `--help` and a mistake answer without waiting for it.
-_LAZY = {
-    "MjlabOnPolicyRunner": "mjlab.rl.runner",
-    "RslRlVecEnvWrapper": "mjlab.rl.vecenv_wrapper",
-}
-
-
 def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+    if name == "MjlabOnPolicyRunner":  # the module's name for it, as before it was lazy
+        from mjlab.rl.runner import MjlabOnPolicyRunner
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    if name == "_ExportingRunner":
-        return _exporting_runner()
+        return MjlabOnPolicyRunner
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -118,7 +111,7 @@ def run(task_id: str, cfg: TrainCfg) -> Path | None:
         device = f"cuda:{local_rank}"
         rank = int(os.environ.get("RANK", "0"))
         cfg.agent.seed += rank  # each process its own draws, also across nodes
-    seeds = derive_seeds(cfg.agent.seed, cfg.deterministic)
+    seeds = seed_run(cfg.agent.seed, cfg.deterministic)  # before anything draws: env, networks
     cfg.env.seed = seeds.env
     if cfg.deterministic:
         cfg.env.sim.deterministic = True
@@ -156,7 +149,6 @@ def _train(
     seeds: RunSeeds,
 ) -> Path | None:
     print(f"[mjlab] task: {task_id}  run folder: {log_dir or '(rank > 0: none)'}")
-    seed_run(seeds.seed, seeds.deterministic)  # before anything draws: env, networks
     if log_dir is not None:
         dump_params(log_dir, cfg.env, cfg.agent)
         write_seeds(log_dir, seeds)
