@@ -1,0 +1,1 @@
+"""A downstream project's own mjlab task: a two-link planar arm reaching targets."""
