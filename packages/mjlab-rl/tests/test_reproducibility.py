@@ -95,6 +95,7 @@ def cartpole_run(tmp_path_factory) -> Path:
                   "--agent.save-interval", "2")  # fmt: skip
 
 
+@pytest.mark.slow  # three train processes, ~45 s
 def test_the_same_seed_gives_the_same_cartpole_run_bit_for_bit_and_another_seed_another(
     cartpole_run, tmp_path
 ):
@@ -142,6 +143,7 @@ def test_a_resumed_cartpole_run_continues_exactly_as_the_uninterrupted_run(cartp
     assert _scalars(resumed) == _scalars(cartpole_run, first=3)
 
 
+@pytest.mark.slow  # Go1 runs, ~35 s
 def test_go1_same_seed_same_run_and_a_resumed_run_continues_exactly(tmp_path, capsys):
     common = [
         *GO1,
