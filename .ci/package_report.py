@@ -3,9 +3,10 @@
 --check-installed LABEL VENV    run with the venv's python: the modules of that install (a
                                 package, maybe with extras) import from the venv's site-packages,
                                 not from the source tree; the robot-side mjlab-export has no torch.
---summary REPORT.xml ...        one row per package (junit reports of pytest): passed, skipped,
-                                failed, seconds, then every skip reason; exit 1 if a package
-                                failed, errored or ran no test.
+--summary REPORT.xml ...        one row per package (junit reports of pytest, and pytest's output
+                                in REPORT.log beside each): passed, skipped, failed, deselected,
+                                seconds, then every skip reason; exit 1 if a package failed,
+                                errored, ran no test or left no report.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import ast
 import collections
 import importlib
 import importlib.util
+import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -63,6 +65,10 @@ def summary(reports: list[Path]) -> int:
     rows, reasons, bad = [], collections.Counter(), False
     for report in reports:
         package = report.stem
+        if not report.exists():  # pytest never got to write it (killed, usage error)
+            rows.append((package, "no report", 0, 0, 1, 0, 0.0))
+            bad = True
+            continue
         counts = collections.Counter()
         seconds = 0.0
         for case in ET.parse(report).getroot().iter("testcase"):
@@ -75,11 +81,31 @@ def summary(reports: list[Path]) -> int:
                 elif child.tag in ("failure", "error"):
                     outcome = "failed"
             counts[outcome] += 1
-        rows.append((package, counts["passed"], counts["skipped"], counts["failed"], seconds))
+        # Deselected tests (pytest -m) are not in the junit report; pytest's last line has them.
+        log = report.with_suffix(".log")
+        found = re.findall(r"(\d+) deselected", log.read_text()) if log.exists() else []
+        deselected = int(found[-1]) if found else 0
+        rows.append(
+            (
+                package,
+                "",
+                counts["passed"],
+                counts["skipped"],
+                counts["failed"],
+                deselected,
+                seconds,
+            )
+        )
         bad |= counts["failed"] > 0 or counts["passed"] == 0
-    print(f"{'package':<24} {'passed':>7} {'skipped':>8} {'failed':>7} {'seconds':>8}")
-    for package, passed, skipped, failed, seconds in rows:
-        print(f"{package:<24} {passed:>7} {skipped:>8} {failed:>7} {seconds:>8.0f}")
+    print(
+        f"{'package':<24} {'passed':>7} {'skipped':>8} {'failed':>7} {'deselected':>11} "
+        f"{'seconds':>8}"
+    )
+    for package, note, passed, skipped, failed, deselected, seconds in rows:
+        print(
+            f"{package:<24} {passed:>7} {skipped:>8} {failed:>7} {deselected:>11} "
+            f"{seconds:>8.0f} {note}".rstrip()
+        )
     for (package, reason), n in reasons.items():
         print(f"  skipped in {package} ({n}): {reason}")
     return 1 if bad else 0

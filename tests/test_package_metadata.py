@@ -6,6 +6,7 @@ and file lists are compared with each package's pyproject.toml and CHANGELOG.md.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -35,9 +36,13 @@ WORKSPACE_VERSIONS = {
 
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory) -> dict[str, zipfile.ZipFile]:
-    uv = shutil.which("uv")
+    # `uv run` names its own binary in UV; else uv on PATH. CI always has it: no silent skip.
+    uv = os.environ.get("UV") or shutil.which("uv")
     if uv is None:
-        pytest.skip("needs uv on PATH to build the wheels (python3 -m pip install uv)")
+        message = "needs uv to build the wheels (python3 -m pip install uv)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
     out = tmp_path_factory.mktemp("wheels")
     subprocess.run(
         [uv, "build", "--quiet", "--all-packages", "--wheel", "--out-dir", str(out)],
@@ -59,7 +64,13 @@ def _metadata(wheel: zipfile.ZipFile):
 def _requirements(project: dict) -> set[str]:
     reqs = {str(Requirement(r)) for r in project.get("dependencies", [])}
     for extra, items in project.get("optional-dependencies", {}).items():
-        reqs |= {str(Requirement(f'{r}; extra == "{extra}"')) for r in items}
+        for item in items:
+            req = Requirement(item)
+            marker = f'extra == "{extra}"'
+            if req.marker is not None:
+                marker = f"({req.marker}) and {marker}"
+            req.marker = None
+            reqs.add(str(Requirement(f"{req}; {marker}")))
     return reqs
 
 
@@ -129,6 +140,7 @@ def test_a_wheel_ships_its_modules_scripts_and_data_but_no_namespace_init(wheels
     ]
     for module in modules:
         folder = src / module.replace(".", "/")
+        assert (folder / "__init__.py").is_file(), f"{package}: module-name {module} has no folder"
         for file in folder.rglob("*"):
             if file.is_file() and "__pycache__" not in file.parts:
                 assert file.relative_to(src).as_posix() in names

@@ -2,8 +2,9 @@
 
 import math
 
+import pytest
 import torch
-from downstream_reacher.reach_env_cfg import reach_env_cfg
+from downstream_reacher.reach_env_cfg import TargetPositionCommandCfg, reach_env_cfg
 
 from mjlab.envs import ManagerBasedRlEnv
 from mjlab.tasks import list_tasks, load_env_cfg
@@ -35,7 +36,7 @@ def test_targets_lie_within_reach_and_observations_are_finite():
 
 
 def _inverse_kinematics(target: torch.Tensor) -> torch.Tensor:
-    """Joint angles (shoulder, elbow) that put the fingertip on `target` (n, 2), elbow down."""
+    """Joint angles (shoulder, elbow >= 0) that put the fingertip on `target` (n, 2), m."""
     x, y = target[:, 0], target[:, 1]
     cos_elbow = ((x**2 + y**2 - 2 * LINK**2) / (2 * LINK**2)).clamp(-1.0, 1.0)
     elbow = torch.acos(cos_elbow)
@@ -46,7 +47,8 @@ def _inverse_kinematics(target: torch.Tensor) -> torch.Tensor:
 
 def test_a_perfect_policy_reaches_every_target_within_a_centimetre():
     # Position actions are the joint targets (scale 1, default 0): analytic inverse kinematics
-    # is a perfect policy, so the task is solvable and its reward is highest on the target.
+    # is a perfect policy, so the task is solvable, and on the target the reach terms pay
+    # nearly their maximum.
     env = ManagerBasedRlEnv(reach_env_cfg(num_envs=32))
     try:
         env.reset()
@@ -60,3 +62,10 @@ def test_a_perfect_policy_reaches_every_target_within_a_centimetre():
         assert reward.min() > 1.4 * env.step_dt
     finally:
         env.close()
+
+
+def test_a_bad_target_range_is_refused_by_name():
+    with pytest.raises(ValueError, match="angle_range"):
+        TargetPositionCommandCfg(angle_range=(1.0, -1.0))
+    with pytest.raises(ValueError, match="radius_range"):
+        TargetPositionCommandCfg(radius_range=(0.2, 0.1))

@@ -29,7 +29,7 @@ from mjlab.managers import (
 )
 from mjlab.scene import SceneCfg
 from mjlab.sim import MujocoCfg, SimulationCfg
-from mjlab.utils.math import sample_uniform
+from mjlab.utils.math import quat_apply_inverse, sample_uniform
 
 if TYPE_CHECKING:
     from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
@@ -54,7 +54,13 @@ class TargetPositionCommand(CommandTerm):
     def __init__(self, cfg: TargetPositionCommandCfg, env):
         super().__init__(cfg, env)
         self.arm = env.scene[cfg.asset_name]
-        (self._tip,), _ = self.arm.find_bodies(cfg.fingertip_name)
+        ids, names = self.arm.find_bodies(cfg.fingertip_name)
+        if len(ids) != 1:
+            raise ValueError(
+                f"TargetPositionCommandCfg.fingertip_name {cfg.fingertip_name!r} must match one "
+                f"body of '{cfg.asset_name}', it matched {names}."
+            )
+        self._tip = ids[0]
         self.target_b = torch.zeros(self.num_envs, 2, device=self.device)
         self.metrics["error_pos"] = torch.zeros(self.num_envs, device=self.device)
         self._steps = torch.zeros(self.num_envs, device=self.device)
@@ -64,10 +70,12 @@ class TargetPositionCommand(CommandTerm):
         return self.target_b
 
     def tip_to_target(self) -> torch.Tensor:
-        """Target minus fingertip position in the base frame, m. Returns: (num_envs, 2)."""
+        """Target minus fingertip position, (x, y) in the arm's base frame, m. Returns:
+        (num_envs, 2)."""
         data = self.arm.data
-        tip_b = data.body_link_pos_w[:, self._tip, :2] - data.root_link_pos_w[:, :2]
-        return self.target_b - tip_b
+        tip_w = data.body_link_pos_w[:, self._tip] - data.root_link_pos_w
+        tip_b = quat_apply_inverse(data.root_link_quat_w, tip_w)
+        return self.target_b - tip_b[:, :2]
 
     def _resample(self, env_ids: torch.Tensor) -> None:
         n, rng = len(env_ids), self.env.rng
@@ -104,12 +112,19 @@ class TargetPositionCommandCfg(CommandTermCfg):
     """Direction of the target from the base's x axis, rad."""
 
     def validate(self) -> None:
+        """Raise ValueError naming the field when a range is not (min, max) with min <= max."""
         super().validate()
         lo, hi = self.radius_range
         if not 0.0 <= lo <= hi:
             raise ValueError(
                 f"TargetPositionCommandCfg.radius_range must be (min, max) with 0 <= min <= max "
                 f"in m, got {self.radius_range!r}."
+            )
+        lo, hi = self.angle_range
+        if not lo <= hi:
+            raise ValueError(
+                f"TargetPositionCommandCfg.angle_range must be (min, max) with min <= max in "
+                f"rad, got {self.angle_range!r}."
             )
 
 
