@@ -63,3 +63,24 @@ def test_cartpole_balance_is_solvable_by_a_pd_controller():
         _, _, term, trunc, _ = env.step((force / 10).unsqueeze(-1))
         assert not term.any(), f"pole fell at step {step}"
     assert trunc.all(), "every env reached the full episode length"
+
+
+def test_a_broken_entry_point_is_named_and_the_other_tasks_stay(tmp_path, monkeypatch):
+    # A project's task module with a bug, found through the `mjlab.tasks` entry-point group.
+    from importlib import metadata
+
+    from mjlab.tasks import registry
+
+    (tmp_path / "broken_project_tasks.py").write_text("register_mjlab_task('X', 1, 2, 3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    broken = metadata.EntryPoint(name="broken", value="broken_project_tasks", group="mjlab.tasks")
+    monkeypatch.setattr(
+        registry.metadata, "entry_points", lambda group: [broken] if group == "mjlab.tasks" else []
+    )
+    monkeypatch.setattr(registry, "_DISCOVERED", False)
+    monkeypatch.setattr(registry, "_BROKEN", {})
+    with pytest.warns(UserWarning, match="'broken = broken_project_tasks'.*NameError"):
+        tasks = registry.list_tasks()
+    assert "Mjlab-Cartpole-Balance" in tasks
+    with pytest.raises(KeyError, match=r"Not loaded: .*broken_project_tasks.py:1"):
+        registry.load_env_cfg("Broken-Task")

@@ -29,7 +29,7 @@ from mjlab.managers import (
 )
 from mjlab.scene import SceneCfg
 from mjlab.sim import MujocoCfg, SimulationCfg
-from mjlab.utils.math import quat_apply_inverse, sample_uniform
+from mjlab.utils.math import quat_apply, quat_apply_inverse, sample_uniform
 
 if TYPE_CHECKING:
     from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
@@ -61,6 +61,17 @@ class TargetPositionCommand(CommandTerm):
                 f"body of '{cfg.asset_name}', it matched {names}."
             )
         self._tip = ids[0]
+        # The marker: a mocap body whose position in every world is written each step.
+        self._marker = None
+        if cfg.marker_name is not None:
+            (body,), _ = self.arm.find_bodies(cfg.marker_name)
+            mocap = int(env.sim.mj_model.body_mocapid[self.arm.body_ids_global[body]])
+            if mocap < 0:
+                raise ValueError(
+                    f"TargetPositionCommandCfg.marker_name {cfg.marker_name!r} must name a "
+                    'mocap body (MJCF: <body mocap="true">, a child of the worldbody).'
+                )
+            self._marker = mocap
         self.target_b = torch.zeros(self.num_envs, 2, device=self.device)
         self.metrics["error_pos"] = torch.zeros(self.num_envs, device=self.device)
         self._steps = torch.zeros(self.num_envs, device=self.device)
@@ -84,6 +95,16 @@ class TargetPositionCommand(CommandTerm):
         self.target_b[env_ids, 0] = radius * torch.cos(angle)
         self.target_b[env_ids, 1] = radius * torch.sin(angle)
 
+    def _update_command(self) -> None:
+        if self._marker is None:
+            return
+        data = self.arm.data
+        target_b = torch.nn.functional.pad(self.target_b, (0, 1))  # z = 0: the arm's plane
+        target_w = data.root_link_pos_w + quat_apply(data.root_link_quat_w, target_b)
+        self.env.sim.data.mocap_pos[:, self._marker] = target_w.to(
+            self.env.sim.data.mocap_pos.dtype
+        )
+
     def _update_metrics(self) -> None:
         self._steps += 1
         error = self.tip_to_target().norm(dim=-1)
@@ -93,6 +114,7 @@ class TargetPositionCommand(CommandTerm):
     def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
         log = super().reset(env_ids)
         self._steps[env_ids] = 0
+        self._update_command()
         return log
 
 
@@ -106,6 +128,8 @@ class TargetPositionCommandCfg(CommandTermCfg):
     """Scene entity whose fingertip reaches."""
     fingertip_name: str = "fingertip"
     """Body of that entity that should reach the target."""
+    marker_name: str | None = "target"
+    """Mocap body of that entity moved onto the target, so that videos show it; None: none."""
     radius_range: tuple[float, float] = (0.08, 0.22)
     """Distance of the target from the shoulder, m (the arm reaches 0.24 m)."""
     angle_range: tuple[float, float] = (-math.pi, math.pi)

@@ -5,13 +5,17 @@ runner class may therefore be given as an object, a zero-argument callable, or a
 "package.module:attribute" that is imported only when `load_rl_cfg` / `load_runner_cls` is
 called. The built-in tasks reference their PPO configs in `mjlab.rl.task_cfgs` that way.
 Other packages add tasks through the entry-point group `mjlab.tasks`: each entry point names a
-module whose import registers its tasks.
+module whose import registers its tasks (`examples/downstream` in the repository). An entry point
+whose module fails to import is skipped with a warning naming its package and the error; the
+other tasks stay available, and asking for an unknown task repeats what failed.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import traceback
+import warnings
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -20,6 +24,8 @@ from mjlab.utils.config import copy_config
 
 _REGISTRY: dict[str, _TaskSpec] = {}
 _DISCOVERED = False
+_BROKEN: dict[str, str] = {}
+"""Entry points of the `mjlab.tasks` group that failed to import: name -> what happened."""
 
 
 @dataclass
@@ -57,8 +63,21 @@ def _discover() -> None:
     _DISCOVERED = True
     importlib.import_module("mjlab.tasks.builtin")
     for ep in metadata.entry_points(group="mjlab.tasks"):
-        if ep.value != "mjlab.tasks.builtin":
+        if ep.value == "mjlab.tasks.builtin":
+            continue
+        try:
             importlib.import_module(ep.value)
+        except Exception as err:
+            # One broken project must not take every other task with it: its tasks are
+            # missing, and the warning and an unknown-task error say which project and why.
+            dist = ep.dist.name if ep.dist is not None else "an installed package"
+            frames = traceback.extract_tb(err.__traceback__)
+            where = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+            _BROKEN[ep.name] = (
+                f"the entry point '{ep.name} = {ep.value}' of {dist} failed to import: "
+                f"{type(err).__name__}: {err}{where}"
+            )
+            warnings.warn(f"mjlab.tasks: {_BROKEN[ep.name]}; its tasks are missing.", stacklevel=3)
 
 
 def list_tasks() -> list[str]:
@@ -72,7 +91,10 @@ def _spec(task_id: str) -> _TaskSpec:
     if task_id not in _REGISTRY:
         close = difflib.get_close_matches(task_id, list(_REGISTRY), n=3, cutoff=0.4)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        raise KeyError(f"Unknown task '{task_id}'.{hint} Registered tasks: {sorted(_REGISTRY)}.")
+        broken = f" Not loaded: {'; '.join(_BROKEN.values())}." if _BROKEN else ""
+        raise KeyError(
+            f"Unknown task '{task_id}'.{hint} Registered tasks: {sorted(_REGISTRY)}.{broken}"
+        )
     return _REGISTRY[task_id]
 
 

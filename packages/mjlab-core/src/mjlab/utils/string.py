@@ -35,14 +35,15 @@ def resolve_matching_names(
         except re.error as err:
             where = f" of {owner}" if owner else ""
             raise ValueError(
-                f"'{p}' is not a valid regular expression for selecting {what}s{where} ({err}); "
-                f"escape special characters (e.g. re.escape), available {what}s: {list(names)}."
+                f"'{p}' is not a valid regular expression for selecting {_plural(what)}{where} "
+                f"({err}); escape special characters (e.g. re.escape), available "
+                f"{_plural(what)}: {list(names)}."
             ) from None
     for pattern, regex in zip(patterns, compiled, strict=True):
         if not any(regex.fullmatch(n) for n in names):
             where = f" of {owner}" if owner else ""
             raise ValueError(
-                f"No {what}{where} matches '{pattern}'. Available {what}s: {list(names)}."
+                f"No {what}{where} matches '{pattern}'. Available {_plural(what)}: {list(names)}."
             )
     ids = [i for i, n in enumerate(names) if any(r.fullmatch(n) for r in compiled)]
     return ids, [names[i] for i in ids]
@@ -71,3 +72,8 @@ def resolve_matching_values(
     if missing:
         raise ValueError(f"No value given for {what}s {missing}{' of ' + owner if owner else ''}.")
     return [float(v) for v in out]  # type: ignore[arg-type]
+
+
+def _plural(noun: str) -> str:
+    """ "body" -> "bodies", "joint" -> "joints"."""
+    return noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s"
