@@ -62,14 +62,16 @@ def _reason(skipped: ET.Element) -> str:
 
 
 def summary(reports: list[Path]) -> int:
-    rows, reasons, bad = [], collections.Counter(), False
+    rows: list[tuple[str, str, int, int, int, int, float]] = []
+    reasons: collections.Counter[tuple[str, str]] = collections.Counter()
+    bad = False
     for report in reports:
         package = report.stem
         if not report.exists():  # pytest never got to write it (killed, usage error)
             rows.append((package, "no report", 0, 0, 1, 0, 0.0))
             bad = True
             continue
-        counts = collections.Counter()
+        counts: collections.Counter[str] = collections.Counter()
         seconds = 0.0
         for case in ET.parse(report).getroot().iter("testcase"):
             seconds += float(case.get("time", 0.0))
@@ -121,8 +123,7 @@ def main() -> int:
         return 0
     if args.summary:
         return summary(args.summary)
-    parser.error("give --check-installed or --summary")
-    return 2
+    parser.error("give --check-installed or --summary")  # exits with status 2
 
 
 if __name__ == "__main__":

@@ -58,6 +58,9 @@ def test_a_perfect_policy_reaches_every_target_within_a_centimetre():
             _, reward, *_ = env.step(action)
         error = term.tip_to_target().norm(dim=-1)
         assert error.max() < 0.01, error.max()
+        # The marker stands on each env's target (the arm's base is at its world origin).
+        marker = env.sim.data.mocap_pos[:, 0, :2].float()
+        torch.testing.assert_close(marker, term.command, atol=1e-6, rtol=0)
         # reach (1) + reach_coarse (0.5) near their maxima, times step_dt (rewards are per step)
         assert reward.min() > 1.4 * env.step_dt
     finally:

@@ -61,7 +61,7 @@ class TargetPositionCommand(CommandTerm):
                 f"body of '{cfg.asset_name}', it matched {names}."
             )
         self._tip = ids[0]
-        # The marker: a mocap body whose position in every world is written each step.
+        # The marker: a mocap body moved onto each newly drawn target.
         self._marker = None
         if cfg.marker_name is not None:
             (body,), _ = self.arm.find_bodies(cfg.marker_name)
@@ -74,7 +74,6 @@ class TargetPositionCommand(CommandTerm):
             self._marker = mocap
         self.target_b = torch.zeros(self.num_envs, 2, device=self.device)
         self.metrics["error_pos"] = torch.zeros(self.num_envs, device=self.device)
-        self._steps = torch.zeros(self.num_envs, device=self.device)
 
     @property
     def command(self) -> torch.Tensor:
@@ -94,28 +93,18 @@ class TargetPositionCommand(CommandTerm):
         angle = sample_uniform(*self.cfg.angle_range, n, self.device, rng)
         self.target_b[env_ids, 0] = radius * torch.cos(angle)
         self.target_b[env_ids, 1] = radius * torch.sin(angle)
-
-    def _update_command(self) -> None:
-        if self._marker is None:
-            return
-        data = self.arm.data
-        target_b = torch.nn.functional.pad(self.target_b, (0, 1))  # z = 0: the arm's plane
-        target_w = data.root_link_pos_w + quat_apply(data.root_link_quat_w, target_b)
-        self.env.sim.data.mocap_pos[:, self._marker] = target_w.to(
-            self.env.sim.data.mocap_pos.dtype
-        )
+        if self._marker is not None:
+            # A reset runs after the physics reset, so the marker also survives episode ends.
+            data = self.arm.data
+            target_b = torch.nn.functional.pad(self.target_b[env_ids], (0, 1))  # z = 0: the plane
+            target_w = data.root_link_pos_w[env_ids] + quat_apply(
+                data.root_link_quat_w[env_ids], target_b
+            )
+            mocap_pos = self.env.sim.data.mocap_pos
+            mocap_pos[env_ids, self._marker] = target_w.to(mocap_pos.dtype)
 
     def _update_metrics(self) -> None:
-        self._steps += 1
-        error = self.tip_to_target().norm(dim=-1)
-        m = self.metrics["error_pos"]
-        m += (error - m) / self._steps
-
-    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
-        log = super().reset(env_ids)
-        self._steps[env_ids] = 0
-        self._update_command()
-        return log
+        self._accumulate_episode_mean("error_pos", self.tip_to_target().norm(dim=-1))
 
 
 @dataclass(kw_only=True)

@@ -14,7 +14,8 @@ class CommandTerm:
 
     Subclasses implement `command` ((num_envs, dim) tensor), `_resample(env_ids)`,
     `_update_command()` (every step) and `_update_metrics()` (accumulate tracking errors into
-    `self.metrics`, (num_envs,) tensors, averaged per episode and logged on reset).
+    `self.metrics`, (num_envs,) tensors logged on reset; `_accumulate_episode_mean` keeps a
+    metric the mean over the episode's steps).
 
     Resampling timers count whole env steps, drawn uniformly within
     `cfg.resampling_time_range` (`mjlab.utils.math.sample_duration_steps`). A reset draws a new command and timer,
@@ -34,6 +35,8 @@ class CommandTerm:
         self.steps_left = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
         """(num_envs,) int64 env steps until each env's command is resampled."""
         self.command_counter = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
+        self.metric_steps = torch.zeros(self.num_envs, device=self.device)
+        """(num_envs,) float32 env steps of this episode whose metrics were accumulated."""
 
     @property
     def command(self) -> torch.Tensor:
@@ -62,6 +65,7 @@ class CommandTerm:
     def compute(self, dt: float) -> None:
         """One env step: metrics, timers (one step; `dt` is accepted for Isaac Lab's
         signature), resampling of the commands that are due, then `_update_command`."""
+        self.metric_steps += 1
         self._update_metrics()
         # An env reset in this step (episode length 0) already drew its command and timer.
         self.steps_left -= (self.env.episode_length_buf > 0).long()
@@ -73,6 +77,7 @@ class CommandTerm:
         for name, value in self.metrics.items():
             log[name] = value[env_ids].mean().item()
             value[env_ids] = 0.0
+        self.metric_steps[env_ids] = 0
         self.command_counter[env_ids] = 0
         self.resample(env_ids)
         return log
@@ -85,6 +90,12 @@ class CommandTerm:
 
     def _update_metrics(self) -> None:
         pass
+
+    def _accumulate_episode_mean(self, name: str, value: torch.Tensor) -> None:
+        """Fold this step's (num_envs,) `value` into `metrics[name]`, the running mean over the
+        episode's steps so far (call from `_update_metrics`)."""
+        mean = self.metrics[name]
+        mean += (value - mean) / self.metric_steps
 
 
 class CommandManager:

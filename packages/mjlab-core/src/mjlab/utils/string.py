@@ -70,10 +70,12 @@ def resolve_matching_values(
             out[i] = float(value)
     missing = [n for n, v in zip(names, out, strict=True) if v is None]
     if missing:
-        raise ValueError(f"No value given for {what}s {missing}{' of ' + owner if owner else ''}.")
+        raise ValueError(
+            f"No value given for {_plural(what)} {missing}{' of ' + owner if owner else ''}."
+        )
     return [float(v) for v in out]  # type: ignore[arg-type]
 
 
 def _plural(noun: str) -> str:
-    """ "body" -> "bodies", "joint" -> "joints"."""
+    """The plural of a part's name: body -> bodies, joint -> joints."""
     return noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s"

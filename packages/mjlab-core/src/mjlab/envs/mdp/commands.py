@@ -46,7 +46,6 @@ class UniformVelocityCommand(CommandTerm):
         self.is_standing_env = torch.zeros(n, dtype=torch.bool, device=dev)
         self.metrics["error_vel_xy"] = torch.zeros(n, device=dev)
         self.metrics["error_vel_yaw"] = torch.zeros(n, device=dev)
-        self._steps = torch.zeros(n, device=dev)
 
     @property
     def command(self) -> torch.Tensor:
@@ -78,16 +77,13 @@ class UniformVelocityCommand(CommandTerm):
     def _update_metrics(self) -> None:
         # Running episode mean of the tracking errors.
         data = self.robot.data
-        self._steps += 1
         err_xy = (self.vel_command_b[:, :2] - data.root_link_lin_vel_b[:, :2]).norm(dim=-1)
         err_yaw = (self.vel_command_b[:, 2] - data.root_link_ang_vel_b[:, 2]).abs()
-        for key, err in (("error_vel_xy", err_xy), ("error_vel_yaw", err_yaw)):
-            m = self.metrics[key]
-            m += (err - m) / self._steps
+        self._accumulate_episode_mean("error_vel_xy", err_xy)
+        self._accumulate_episode_mean("error_vel_yaw", err_yaw)
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
         log = super().reset(env_ids)
-        self._steps[env_ids] = 0
         self._update_command()
         return log
 
