@@ -24,8 +24,8 @@ from pathlib import Path
 MODULES = {
     "mjlab-core": ["mjlab.sim", "mjlab.envs", "mjlab.tasks"],
     "mjlab-export": ["mjlab.deploy"],
-    "mjlab-export[torch,sim]": ["mjlab.deploy", "mjlab.export"],
-    "mjlab-rl": ["mjlab.rl", "mjlab.sim", "mjlab.export"],
+    "mjlab-export[torch,sim,viewer]": ["mjlab.deploy", "mjlab.export", "mjlab.viewer"],
+    "mjlab-rl": ["mjlab.rl", "mjlab.sim", "mjlab.export", "mjlab.viewer"],
     "rlightning-policy[ray]": ["rlightning.policy.rsl_rl_policy", "rlightning.engine"],
 }
 

@@ -37,6 +37,8 @@ class CommandTerm:
         self.command_counter = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
         self.metric_steps = torch.zeros(self.num_envs, device=self.device)
         """(num_envs,) float32 env steps of this episode whose metrics were accumulated."""
+        self._held: torch.Tensor | None = None  # (num_envs,) bool, while any env is held
+        self._held_value: torch.Tensor | None = None  # (num_envs, dim)
 
     @property
     def command(self) -> torch.Tensor:
@@ -81,6 +83,50 @@ class CommandTerm:
         self.command_counter[env_ids] = 0
         self.resample(env_ids)
         return log
+
+    def hold(self, env_ids: torch.Tensor | list[int], value: torch.Tensor | list[float]) -> None:
+        """Hold `value` as the command of `env_ids` until `release`: resampling and the term's
+        per-step update (e.g. heading control) no longer change it there (a viewer's command
+        sliders, scripted evaluations). The command manager applies it after every compute and
+        reset, so observations and rewards see it from the next step on (and `command` at once).
+
+        Args:
+            env_ids: the envs to hold.
+            value: (dim,) or (len(env_ids), dim), in the command's units.
+
+        Raises:
+            ValueError: `value` does not have the command's dim values.
+        """
+        command = self.command
+        ids = torch.as_tensor(env_ids, dtype=torch.long, device=self.device).reshape(-1)
+        value = torch.as_tensor(value, dtype=command.dtype, device=self.device)
+        if value.shape[-1:] != command.shape[-1:]:
+            raise ValueError(
+                f"{type(self).__name__}.hold: the command has {command.shape[-1]} values "
+                f"{self.components or ''}, got a value of shape {tuple(value.shape)}."
+            )
+        if self._held is None or self._held_value is None:
+            self._held = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
+            self._held_value = torch.zeros_like(command)
+        self._held[ids] = True
+        self._held_value[ids] = value
+        self.apply_hold()
+
+    def release(self, env_ids: torch.Tensor | list[int] | None = None) -> None:
+        """Let `env_ids` (None: all) follow the term's own commands again (from their next
+        resample or update)."""
+        if self._held is None:
+            return
+        if env_ids is None:
+            self._held, self._held_value = None, None
+            return
+        self._held[torch.as_tensor(env_ids, dtype=torch.long, device=self.device)] = False
+
+    def apply_hold(self) -> None:
+        """Write the held values into `command` (no-op while nothing is held)."""
+        if self._held is not None and self._held_value is not None:
+            command = self.command
+            command.copy_(torch.where(self._held[:, None], self._held_value, command))
 
     def _resample(self, env_ids: torch.Tensor) -> None:
         raise NotImplementedError
@@ -128,10 +174,12 @@ class CommandManager:
     def compute(self, dt: float) -> None:
         for term in self.terms.values():
             term.compute(dt)
+            term.apply_hold()
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
         log = {}
         for name, term in self.terms.items():
             for key, value in term.reset(env_ids).items():
                 log[f"Metrics/{name}/{key}"] = value
+            term.apply_hold()
         return log

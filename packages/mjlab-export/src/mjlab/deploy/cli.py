@@ -70,10 +70,17 @@ class Sim2sim:
     """The .onnx file."""
     command: _CommandArg = (0.5, 0.0, 0.0)
     """Command vector, comma-separated; for velocity tasks vx m/s, vy m/s, wz rad/s (base frame)."""
-    seconds: float = 10.0
-    """Simulated time, s."""
+    seconds: float | None = None
+    """Simulated time, s (default: 10; with a viewer, until Ctrl-C or the window closes)."""
     video: Path | None = None
     """Write an mp4 of the run (MuJoCo renderer; headless: EGL, else OSMesa, chosen itself)."""
+    viewer: Literal["none", "web", "native"] = "none"
+    """Watch live: "web" serves a viser page with command sliders (needs mjlab-export[viewer];
+    remote machine: ssh -L 8080:127.0.0.1:8080 HOST), "native" opens MuJoCo's window."""
+    viewer_host: str = "127.0.0.1"
+    """Interface the web viewer listens on (0.0.0.0: every interface)."""
+    viewer_port: int = 8080
+    """Port of the web viewer (the next free one when taken)."""
 
 
 @dataclasses.dataclass
@@ -208,21 +215,45 @@ def bench(policy_path: Path, iterations: int = 2000) -> dict[str, float]:
     }
 
 
-def sim2sim(policy_path: Path, command, seconds: float, video: Path | None):
+def sim2sim(
+    policy_path: Path,
+    command,
+    seconds: float | None,
+    video: Path | None,
+    viewer: str = "none",
+    viewer_host: str = "127.0.0.1",
+    viewer_port: int = 8080,
+):
     """Run `policy_path` in plain MuJoCo; returns the `Sim2SimReport`. With a video, MuJoCo's
-    headless OpenGL backend is chosen first (`mjlab.deploy.headless.choose_gl_backend`).
+    headless OpenGL backend is chosen first (`mjlab.deploy.headless.choose_gl_backend`). With a
+    viewer ("web" or "native") the run lasts until Ctrl-C unless `seconds` is given.
 
     Raises:
-        mjlab.deploy.headless.HeadlessGLError: a video was asked for and nothing renders here.
+        mjlab.deploy.headless.HeadlessGLError: a video was asked for and nothing renders here,
+            or a native viewer without a display.
+        ValueError: `seconds` <= 0, or see `mjlab.viewer.open_viewer`.
     """
-    if video is not None:
+    if seconds is not None and seconds <= 0:
+        raise ValueError(f"--seconds must be > 0, got {seconds}.")
+    if video is not None and viewer != "native":
         from mjlab.deploy.headless import choose_gl_backend
 
         choose_gl_backend()
-    from mjlab.deploy.sim2sim import Sim2Sim
+    from mjlab.deploy.sim2sim import Sim2Sim, sim2sim_viewer
 
     sim = Sim2Sim(OnnxPolicy(policy_path))
-    return sim.run(seconds=seconds, command=tuple(command), video=video)
+    if viewer == "none":
+        return sim.run(
+            seconds=10.0 if seconds is None else seconds, command=tuple(command), video=video
+        )
+    watch = sim2sim_viewer(sim, viewer, tuple(command), viewer_host, viewer_port)
+    try:
+        return sim.run(seconds=seconds, command=tuple(command), video=video, viewer=watch)
+    except KeyboardInterrupt:
+        print("\nstopped")
+        return None
+    finally:
+        watch.close()
 
 
 def check_command(policy: OnnxPolicy, command: tuple[float, ...]) -> list[str]:
@@ -254,6 +285,8 @@ def check_command(policy: OnnxPolicy, command: tuple[float, ...]) -> list[str]:
 
 
 def _needs_sim(err: ImportError) -> str:
+    if err.name == "viser":
+        return f"{err}. --viewer web needs viser: pip install 'mjlab-export[viewer]'"
     return (
         f"{err}. `deploy sim2sim` and `deploy run --robot mujoco` need MuJoCo: "
         "pip install 'mjlab-export[sim]'"
@@ -272,7 +305,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _dispatch(args)
     except (FileNotFoundError, ValueError, ImportError, HeadlessGLError) as err:
-        sim_missing = isinstance(err, ImportError) and err.name in ("mujoco", "mujoco_menagerie")
+        sim_missing = isinstance(err, ImportError) and err.name in (
+            "mujoco",
+            "mujoco_menagerie",
+            "viser",
+        )
         if debug or (isinstance(err, ImportError) and not sim_missing):
             raise
         message = _needs_sim(err) if isinstance(err, ImportError) else str(err)
@@ -317,7 +354,17 @@ def _dispatch(args: list[str]) -> None:
     else:
         for note in check_command(OnnxPolicy(cmd.policy), cmd.command):
             print(note)
-        report = sim2sim(cmd.policy, cmd.command, cmd.seconds, cmd.video)
+        report = sim2sim(
+            cmd.policy,
+            cmd.command,
+            cmd.seconds,
+            cmd.video,
+            cmd.viewer,
+            cmd.viewer_host,
+            cmd.viewer_port,
+        )
+        if report is None:  # stopped with Ctrl-C while watching
+            return
         print(report.summary())
         if cmd.video is not None:
             print(f"video: {cmd.video}")

@@ -134,34 +134,53 @@ class Sim2Sim(MujocoRobot):
 
     def run(
         self,
-        seconds: float = 10.0,
+        seconds: float | None = 10.0,
         command: Sequence[float] = (0.5, 0.0, 0.0),
         render: Callable[[mujoco.MjModel, mujoco.MjData], np.ndarray] | None = None,
         render_every: int = 1,
         video: str | os.PathLike | None = None,
+        viewer: Any = None,
     ) -> Sim2SimReport:
         """Run the control loop for `seconds` at a fixed command from the spawn pose; reset
         after a fall (and count it).
 
         Args:
-            seconds: simulated time, s.
+            seconds: simulated time, s; None: until the viewer is closed (or Ctrl-C).
             command: the command vector; the tracking errors read it as (vx m/s, vy m/s, wz rad/s).
             render: called every `render_every` control steps; its frames go into the report.
             render_every: control steps between frames.
             video: write the frames to this .mp4 (a tracking-camera renderer is made when
                 `render` is None; needs imageio[ffmpeg], i.e. mjlab-export[sim]).
+            viewer: a `mjlab.viewer` viewer to watch the run in (`sim2sim_viewer`): it paces the
+                loop while someone watches, can pause, step and reset it, and its command
+                sliders replace `command` (the errors are measured against them).
 
         Returns:
             A `Sim2SimReport`.
+
+        Raises:
+            ValueError: `seconds` is None without a viewer.
         """
         cmd = np.asarray(command, dtype=np.float64).reshape(-1)
+        if seconds is None and viewer is None:
+            raise ValueError("seconds=None (run until stopped) needs a viewer.")
         if video is not None and render is None:
             render = self.make_renderer()
-        steps = round(seconds / self.meta.step_dt)
+        steps = None if seconds is None else round(seconds / self.meta.step_dt)
         lin_err, ang_err, vels, frames, falls, distance = [], [], [], [], 0, 0.0
         self.reset()
         self.loop.start()  # this run's statistics
-        for i in range(steps):
+        i = 0
+        while steps is None or i < steps:
+            if viewer is not None:
+                if not viewer.running:
+                    break
+                viewer.wait()
+                if viewer.take_reset():
+                    distance += self.walked()
+                    self.reset()
+                if viewer.command is not None:
+                    cmd = np.asarray(viewer.command, dtype=np.float64)
             self.step(cmd)
             lin, ang = self.base_velocity()
             target = np.zeros(3)
@@ -175,10 +194,19 @@ class Sim2Sim(MujocoRobot):
                 falls += 1
                 distance += self.walked()
                 self.reset()
+            if viewer is not None:
+                viewer.update(
+                    lambda name: getattr(self.data, name),
+                    status=lambda lin=lin, ang=ang, falls=falls: (
+                        f"t {self.data.time:.1f} s, v ({lin[0]:+.2f}, {lin[1]:+.2f}) m/s, "
+                        f"wz {ang[2]:+.2f} rad/s, falls {falls}"
+                    ),
+                )
+            i += 1
         distance += self.walked()
         mean_v = np.mean(vels, axis=0) if vels else np.zeros(2)
         report = Sim2SimReport(
-            seconds=steps * self.meta.step_dt,
+            seconds=i * self.meta.step_dt,
             command=tuple(float(c) for c in cmd),
             lin_vel_error=float(np.mean(lin_err)) if lin_err else 0.0,
             ang_vel_error=float(np.mean(ang_err)) if ang_err else 0.0,
@@ -192,6 +220,38 @@ class Sim2Sim(MujocoRobot):
         if video is not None:
             write_video(video, frames, fps=1.0 / (self.meta.step_dt * render_every))
         return report
+
+
+def sim2sim_viewer(
+    sim: Sim2Sim,
+    kind: str,
+    command: Sequence[float],
+    host: str = "127.0.0.1",
+    port: int = 8080,
+) -> Any:
+    """A `mjlab.viewer` viewer of `sim` (kind "web" or "native"); the web page gets a slider
+    per component of the policy's command over its training range, starting at `command`.
+
+    Raises:
+        ImportError: viser is missing (pip install 'mjlab-export[viewer]').
+        ValueError, mjlab.viewer.native.NoDisplayError: see `mjlab.viewer.open_viewer`.
+    """
+    from mjlab.viewer import CommandSlider, open_viewer
+
+    options: dict[str, Any] = {}
+    if kind == "web":
+        sliders = []
+        spec = (sim.policy.commands or [None])[0]
+        if spec is not None:
+            for k, name in enumerate(spec.components):
+                lo, hi = spec.ranges.get(name, (-1.0, 1.0))
+                value = float(command[k]) if k < len(command) else 0.0
+                lo, hi = min(lo, value), max(hi, value)
+                if lo >= hi:
+                    lo, hi = lo - 0.5, hi + 0.5
+                sliders.append(CommandSlider(name, float(lo), float(hi), value))
+        options = {"commands": sliders, "title": sim.meta.task_id or "sim2sim"}
+    return open_viewer(kind, sim.model, step_dt=sim.meta.step_dt, host=host, port=port, **options)
 
 
 def write_video(path: str | os.PathLike, frames: list[np.ndarray], fps: float) -> Path:

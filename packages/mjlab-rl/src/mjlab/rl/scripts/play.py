@@ -1,7 +1,8 @@
-"""`play TASK --checkpoint-file PATH | --agent zero|random [--video]`: run a policy in the play
-variant of a task and report episode statistics; with --video, render env 0 to an mp4, headless
-with nothing set (MuJoCo's EGL backend, else OSMesa, chosen before mujoco is imported:
-`mjlab.deploy.headless.choose_gl_backend`)."""
+"""`play TASK --checkpoint-file PATH | --agent zero|random [--video] [--viewer web|native]`: run a
+policy in the play variant of a task and report episode statistics; with --video, render env 0 to
+an mp4, headless with nothing set (MuJoCo's EGL backend, else OSMesa, chosen before mujoco is
+imported: `mjlab.deploy.headless.choose_gl_backend`); with --viewer web, watch it live in a
+browser (`mjlab.viewer.WebViewer`, 127.0.0.1:8080 by default)."""
 
 import dataclasses
 from pathlib import Path
@@ -25,13 +26,21 @@ def _cfg_type() -> Any:
         """A model_<it>.pt checkpoint to play."""
         policy: Literal["trained", "zero", "random"] = "trained"
         """"zero" or "random" actions instead of a checkpoint (alias: --agent zero|random)."""
-        steps: int = 500
-        """Env steps to run."""
+        steps: int | None = None
+        """Env steps to run (default: 500; with a viewer, until Ctrl-C or the window closes)."""
         video: bool = False
         """Render env 0 to an mp4."""
         video_file: Path | None = None
         """Where to write the video (default: videos/play.mp4 beside the checkpoint, or
         ./videos)."""
+        viewer: Literal["none", "web", "native"] = "none"
+        """Watch live: "web" serves a viser page (open the printed address; on a remote machine
+        forward the port: ssh -L 8080:127.0.0.1:8080 HOST), "native" opens MuJoCo's window
+        (needs a display)."""
+        viewer_host: str = "127.0.0.1"
+        """Interface the web viewer listens on (0.0.0.0: every interface)."""
+        viewer_port: int = 8080
+        """Port of the web viewer (the next free one when taken)."""
         device: str | None = None
         """Torch device; None: cuda:0 when available, else cpu."""
 
@@ -63,23 +72,45 @@ def run(task_id: str, cfg: Any) -> dict:
         policy = lambda obs: torch.zeros(env.num_envs, wrapped.num_actions, device=device)  # noqa: E731
     else:
         policy = lambda obs: 2 * torch.rand(env.num_envs, wrapped.num_actions, device=device) - 1  # noqa: E731
+    if cfg.steps is not None and cfg.steps < 1:
+        raise ValueError(f"--steps must be >= 1, got {cfg.steps}.")
+    watch = _open_viewer(cfg, env, task_id) if cfg.viewer != "none" else None
+    viewer = watch.viewer if watch is not None else None
+    limit = cfg.steps if cfg.steps is not None else (None if viewer is not None else 500)
     obs = wrapped.get_observations()
     frames, lengths, returns = [], [], []
     ep_return = torch.zeros(env.num_envs, device=device)
     ep_length = torch.zeros(env.num_envs, dtype=torch.long, device=device)
-    with torch.inference_mode():
-        for _ in range(cfg.steps):
-            obs, rew, dones, _ = wrapped.step(policy(obs))
-            ep_return += rew
-            ep_length += 1
-            done = dones.bool()
-            if done.any():
-                lengths += ep_length[done].tolist()
-                returns += ep_return[done].tolist()
-                ep_return[done] = 0
-                ep_length[done] = 0
-            if cfg.video:
-                frames.append(env.render())
+    step = 0
+    try:
+        with torch.inference_mode():
+            while limit is None or step < limit:
+                if watch is not None:
+                    if not watch.viewer.running:
+                        break
+                    watch.viewer.wait()
+                    obs = _apply_viewer_inputs(watch, env, wrapped, obs, ep_return, ep_length)
+                obs, rew, dones, _ = wrapped.step(policy(obs))
+                step += 1
+                ep_return += rew
+                ep_length += 1
+                done = dones.bool()
+                if done.any():
+                    lengths += ep_length[done].tolist()
+                    returns += ep_return[done].tolist()
+                    ep_return[done] = 0
+                    ep_length[done] = 0
+                if cfg.video:
+                    frames.append(env.render())
+                if viewer is not None:
+                    _update_viewer(viewer, env, ep_length, ep_return)
+    except KeyboardInterrupt:
+        if viewer is None:
+            raise
+        print(f"\n[mjlab] stopped after {step} steps")
+    finally:
+        if viewer is not None:
+            viewer.close()
     # Episodes still running count with what they reached.
     lengths += ep_length[ep_length > 0].tolist()
     returns += ep_return[ep_length > 0].tolist()
@@ -105,6 +136,105 @@ def run(task_id: str, cfg: Any) -> dict:
         f"[mjlab] mean episode length {result['mean_episode_length']:.1f} steps, mean return {result['mean_reward']:.3f}"
     )
     return result
+
+
+def _command_sliders(env: Any) -> tuple[Any, list] | None:
+    """The first command term whose components all have sampling ranges in its config (the
+    velocity command: lin_vel_x, lin_vel_y, ang_vel_z), with a slider per component over its
+    training range (a fixed value v gets [v - 0.5, v + 0.5])."""
+    from mjlab.viewer import CommandSlider
+
+    for term in env.command_manager.terms.values():
+        ranges = getattr(term.cfg, "ranges", None)
+        if not term.components or not all(hasattr(ranges, c) for c in term.components):
+            continue
+        sliders = []
+        for name in term.components:
+            lo, hi = (float(v) for v in getattr(ranges, name))
+            if lo >= hi:
+                lo, hi = lo - 0.5, hi + 0.5
+            sliders.append(CommandSlider(name, lo, hi, value=min(max(0.0, lo), hi)))
+        return term, sliders
+    return None
+
+
+@dataclasses.dataclass
+class _Watch:
+    """A viewer on the env, with the command term its sliders drive."""
+
+    viewer: Any
+    term: Any = None
+    held: tuple | None = None
+    """(env index, values) held now, or None."""
+
+
+def _open_viewer(cfg: Any, env: Any, task_id: str) -> _Watch:
+    """The viewer `cfg.viewer` asks for, over world 0 of `env` (the user can pick another)."""
+    from mjlab.viewer import open_viewer
+
+    options: dict[str, Any] = {}
+    if cfg.viewer == "web":
+        commands = _command_sliders(env)
+        options = {
+            "num_envs": env.num_envs,
+            "commands": commands[1] if commands else (),
+            "command_toggle": True,
+            "reward_terms": env.reward_manager.active_terms,
+            "title": task_id,
+        }
+    viewer = open_viewer(
+        cfg.viewer,
+        env.sim.mj_model,
+        step_dt=env.step_dt,
+        host=cfg.viewer_host,
+        port=cfg.viewer_port,
+        **options,
+    )
+    return _Watch(viewer, _command_sliders(env)[0] if options.get("commands") else None)
+
+
+def _apply_viewer_inputs(watch: _Watch, env, wrapped, obs, ep_return, ep_length):
+    """Before a step: the reset button resets the watched env; the command sliders (while "set
+    command" is on) hold that env's command. Returns the observations to act on."""
+    import torch
+
+    viewer = watch.viewer
+    index = min(viewer.env_index, env.num_envs - 1)
+    if viewer.take_reset():
+        env.reset(env_ids=torch.tensor([index], device=env.device))
+        ep_return[index] = 0
+        ep_length[index] = 0
+        obs = wrapped.get_observations()
+    if watch.term is not None:
+        value = viewer.command
+        held = None if value is None else (index, tuple(value))
+        if held != watch.held:
+            watch.term.release()
+            if value is not None:
+                watch.term.hold([index], value)
+            watch.held = held
+    return obs
+
+
+def _update_viewer(viewer, env, ep_length, ep_return) -> None:
+    """After a step: the watched env's poses, reward terms and a status line (read only while a
+    browser is connected)."""
+    index = min(viewer.env_index, env.num_envs - 1)
+    data, rewards = env.sim.data, env.reward_manager
+
+    def status() -> str:
+        return (
+            f"env {index}: episode step {int(ep_length[index])}, "
+            f"return {float(ep_return[index]):.2f}"
+        )
+
+    viewer.update(
+        lambda name: getattr(data, name)[index].cpu().numpy(),
+        rewards=lambda: dict(
+            zip(rewards.active_terms, rewards.step_reward[index].tolist(), strict=True)
+        ),
+        status=status,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

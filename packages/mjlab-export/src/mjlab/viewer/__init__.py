@@ -1,0 +1,47 @@
+"""Watch one world of a MuJoCo simulation live: `WebViewer` serves it to a browser with viser
+(headless machines: forward the port), `NativeViewer` opens MuJoCo's own window where a display
+exists. `play --viewer web|native` and `deploy sim2sim --viewer web|native` use them; both need
+`mjlab-export[viewer]` (viser, mujoco)."""
+
+from mjlab.viewer.web import DEFAULT_HOST, DEFAULT_PORT, CommandSlider, WebViewer
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "CommandSlider", "WebViewer", "open_viewer"]
+
+
+def open_viewer(
+    kind: str,
+    model,
+    *,
+    step_dt: float,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    **web_options,
+):
+    """A `WebViewer` (kind "web") or `NativeViewer` ("native") of `model`; prints where to look.
+
+    Args:
+        kind: "web" or "native".
+        model: the compiled `mujoco.MjModel` to draw.
+        step_dt: the control period, s.
+        host, port: where the web viewer listens (127.0.0.1:8080 by default).
+        web_options: further `WebViewer` arguments (num_envs, commands, reward_terms, ...).
+
+    Raises:
+        ValueError: an unknown kind.
+        mjlab.viewer.native.NoDisplayError: "native" without a display.
+        ImportError: viser is missing for "web" (pip install 'mjlab-export[viewer]').
+    """
+    if kind == "web":
+        viewer = WebViewer(model, step_dt=step_dt, host=host, port=port, **web_options)
+        print(
+            f"[mjlab] web viewer: {viewer.url}  (listening on {viewer.host}:{viewer.port}; "
+            f"remote machine: ssh -L {viewer.port}:127.0.0.1:{viewer.port} HOST, then open "
+            f"http://127.0.0.1:{viewer.port} here; Ctrl-C stops)",
+            flush=True,
+        )
+        return viewer
+    if kind == "native":
+        from mjlab.viewer.native import NativeViewer
+
+        return NativeViewer(model, step_dt=step_dt)
+    raise ValueError(f"Unknown viewer {kind!r}; choose web or native.")

@@ -1,0 +1,438 @@
+"""A viser web viewer for one MuJoCo world: the model's geometry, body poses per control step,
+playback controls, live command sliders and a reward plot, in any browser.
+
+The caller owns the loop::
+
+    viewer = WebViewer(model, step_dt=0.02)
+    while viewer.running:
+        viewer.wait()                  # paces to real time x speed; blocks while paused
+        if viewer.take_reset():
+            ...                        # reset the world being watched
+        ...                            # one control step
+        viewer.update(lambda name: getattr(data, name), rewards=lambda: {...})
+
+Nothing is read, computed or sent while no browser is connected: `update` returns at once and
+`wait` does not pace, so a viewer nobody watches costs nothing (`bench/viewer_overhead.py`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from mjlab.viewer.geometry import DEFAULT_GROUPS, moving_bodies, root_body, visual_geoms
+
+DEFAULT_HOST = "127.0.0.1"
+"""The viewer listens on this machine only unless told otherwise."""
+
+DEFAULT_PORT = 8080
+"""viser's port; when it is taken, viser takes the next free one (`WebViewer.port` says which)."""
+
+PLOT_WINDOW_S = 10.0
+"""Seconds of reward history the plot shows."""
+
+PANEL_REFRESH_S = 0.2
+"""Seconds between updates of the status text and the reward plot."""
+
+
+@dataclass
+class CommandSlider:
+    """One component of a command the viewer lets the user set."""
+
+    name: str
+    """The component's name, e.g. `lin_vel_x`."""
+    low: float
+    """Slider minimum."""
+    high: float
+    """Slider maximum."""
+    value: float = 0.0
+    """Initial value (clipped into [low, high])."""
+
+    def __post_init__(self) -> None:
+        if not self.low < self.high:
+            raise ValueError(
+                f"CommandSlider '{self.name}': low must be below high, got [{self.low}, {self.high}]."
+            )
+
+
+def _check_host(host: str) -> None:
+    """Raise ValueError unless this machine can listen on `host`."""
+    try:
+        infos = socket.getaddrinfo(host, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.bind(address)
+    except OSError as err:
+        raise ValueError(
+            f"The web viewer cannot listen on host {host!r} ({err.strerror or err}); use an "
+            "address of this machine: 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)."
+        ) from None
+
+
+def _rgb(rgba: np.ndarray) -> tuple[int, int, int]:
+    r, g, b = (round(float(c) * 255) for c in np.clip(rgba[:3], 0.0, 1.0))
+    return r, g, b
+
+
+class WebViewer:
+    """Serve `model` with viser and stream one world's body poses to every connected browser.
+
+    Args:
+        model: the compiled model whose geometry is drawn (geom groups `groups`, colours from
+            `geom_rgba`/materials; textures are not drawn).
+        step_dt: the control period, s (real-time pacing and the plot's time axis).
+        host: the interface to listen on; 127.0.0.1 (this machine only) by default. Use
+            "0.0.0.0" to serve other machines, or keep it and forward the port over ssh.
+        port: the port; the next free one is taken when it is busy, any free one for 0 (see
+            `port`).
+        num_envs: worlds the user can pick from (an "env" slider when above 1).
+        commands: command components to offer as sliders.
+        command_toggle: show a "set command" checkbox (off: the task's own commands run, on:
+            the sliders' values are held); False: the sliders always apply.
+        reward_terms: names of the reward terms to plot (per step, as passed to `update`).
+        groups: geom groups to draw.
+        title: the page's title.
+
+    Raises:
+        ImportError: viser is not installed (pip install 'mjlab-export[viewer]').
+        ValueError: `step_dt` <= 0, a port outside 0..65535, or a host this machine cannot
+            listen on.
+    """
+
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        *,
+        step_dt: float,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        num_envs: int = 1,
+        commands: Sequence[CommandSlider] = (),
+        command_toggle: bool = False,
+        reward_terms: Sequence[str] = (),
+        groups: Sequence[int] = DEFAULT_GROUPS,
+        title: str = "mjlab",
+    ):
+        import viser
+
+        if step_dt <= 0:
+            raise ValueError(f"step_dt must be > 0 s, got {step_dt}.")
+        self.model = model
+        self.step_dt = float(step_dt)
+        self.num_envs = int(num_envs)
+        self.running = True
+        """False after `close`; callers loop `while viewer.running`."""
+        self.paused = False
+        """Set by the pause button; `wait` blocks while it is True (except for single steps)."""
+        self.speed = 1.0
+        """Real-time factor `wait` paces to while a browser is connected."""
+        self.env_index = 0
+        """The world being watched."""
+        self.follow = True
+        """The camera follows the floating base (translation only; orbiting stays free)."""
+        self._step_once = False
+        self._reset = False
+        self._next_due: float | None = None
+        self._lock = threading.Lock()
+        self._history: np.ndarray = np.zeros((0, 0))
+        """(1 + len(reward_terms), window): time, then each term, the newest last."""
+
+        if not 0 <= int(port) <= 65535:
+            raise ValueError(f"The viewer port must be in 0..65535 (0: any free one), got {port}.")
+        _check_host(host)  # viser would retry a host it cannot bind forever
+        with contextlib.redirect_stdout(io.StringIO()):  # its banner; open_viewer prints ours
+            self.server = viser.ViserServer(host=host, port=port, label=title, verbose=False)
+        self.server.gui.configure_theme(show_logo=False, show_share_button=False)
+        self.server.gui.main_panel.dock_right()
+        self._bodies = moving_bodies(model)
+        self._root = root_body(model)
+        self._build_scene(groups)
+        self._build_gui(commands, command_toggle, reward_terms)
+        self._last_target: np.ndarray | None = None
+        self._panel_due = 0.0
+        self._steps = 0
+
+    # -- public ---------------------------------------------------------------------------------
+    @property
+    def host(self) -> str:
+        """The interface the viewer listens on."""
+        return self.server.get_host()
+
+    @property
+    def port(self) -> int:
+        """The port the viewer listens on."""
+        return self.server.get_port()
+
+    @property
+    def url(self) -> str:
+        """The page's address (for 0.0.0.0: this machine's, via 127.0.0.1)."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def num_clients(self) -> int:
+        """Browsers connected now."""
+        return len(self.server.get_clients())
+
+    @property
+    def command(self) -> np.ndarray | None:
+        """(num_components,) float64 slider values while they apply, else None (the task's own
+        commands run: no sliders, or the "set command" box is off)."""
+        if not self._command_sliders:
+            return None
+        if self._command_toggle is not None and not self._command_toggle.value:
+            return None
+        return np.array([float(s.value) for s in self._command_sliders])
+
+    def take_reset(self) -> bool:
+        """True once after the reset button was pressed (the caller resets the watched world)."""
+        with self._lock:
+            pressed, self._reset = self._reset, False
+        return pressed
+
+    def wait(self) -> None:
+        """Return when the next control step is due: at once while nobody is connected,
+        otherwise `step_dt / speed` after the previous one; while paused, only when "step" is
+        pressed (or the viewer is closed)."""
+        while self.running and self.paused:
+            with self._lock:
+                if self._step_once:
+                    self._step_once = False
+                    self._next_due = None
+                    return
+            time.sleep(0.02)
+        if not self.running or not self.server.get_clients():
+            self._next_due = None
+            return
+        now = time.perf_counter()
+        period = self.step_dt / max(self.speed, 1e-3)
+        if self._next_due is None or now - self._next_due > period:
+            self._next_due = now  # first step, or fell behind: no catching up
+        elif self._next_due > now:
+            time.sleep(self._next_due - now)
+        self._next_due += period
+
+    def update(
+        self,
+        fields: Callable[[str], np.ndarray],
+        rewards: Callable[[], Mapping[str, float]] | None = None,
+        status: Callable[[], str] | None = None,
+    ) -> bool:
+        """Send the watched world's body poses (and, a few times a second, the status line and
+        reward plot) to every connected browser.
+
+        Args:
+            fields: `fields(name)` returns the watched world's `MjData` field `name`; only
+                "xpos" (nbody, 3) m and "xquat" (nbody, 4) wxyz, world frame, are read.
+            rewards: returns this step's reward per term (the names given as `reward_terms`).
+            status: returns a line of text for the status panel.
+
+        Returns:
+            False (reading nothing, calling nothing) when no browser is connected.
+        """
+        self._steps += 1
+        clients = self.server.get_clients()
+        if not clients:
+            self._last_target = None
+            return False
+        xpos = np.asarray(fields("xpos"), dtype=np.float64)
+        xquat = np.asarray(fields("xquat"), dtype=np.float64)
+        with self.server.atomic():
+            for handle, body in zip(self._body_handles, self._bodies, strict=True):
+                handle.position = xpos[body]
+                handle.wxyz = xquat[body]
+            if self._root is not None:
+                self._follow(clients, xpos[self._root])
+        if rewards is not None and self._plot is not None:
+            values = rewards()
+            self._history = np.roll(self._history, -1, axis=1)
+            self._history[0, -1] = self._steps * self.step_dt
+            for i, name in enumerate(self._reward_terms):
+                self._history[i + 1, -1] = float(values.get(name, np.nan))
+        now = time.perf_counter()
+        if now >= self._panel_due:
+            self._panel_due = now + PANEL_REFRESH_S
+            if self._plot is not None:
+                filled = self._history[:, np.isfinite(self._history[0])]
+                self._plot.data = tuple(np.ascontiguousarray(row) for row in filled)
+            if status is not None:
+                self._status.content = status()
+        return True
+
+    def close(self) -> None:
+        """Stop serving (idempotent)."""
+        if self.running:
+            self.running = False
+            with contextlib.redirect_stdout(io.StringIO()):  # "(viser) Server stopped"
+                self.server.stop()
+
+    def __enter__(self) -> WebViewer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- scene ----------------------------------------------------------------------------------
+    def _build_scene(self, groups: Sequence[int]) -> None:
+        model = self.model
+        data = mujoco.MjData(model)
+        mujoco.mj_kinematics(model, data)  # static bodies' poses, and a first pose of the rest
+        scene = self.server.scene
+        scene.set_up_direction("+z")
+        frames = {}
+        for body in range(model.nbody):
+            frames[body] = scene.add_frame(
+                f"/world/body{body}",
+                show_axes=False,
+                position=data.xpos[body].copy(),
+                wxyz=data.xquat[body].copy(),
+            )
+        self._body_handles = [frames[int(b)] for b in self._bodies]
+        self.geoms = visual_geoms(model, groups)
+        """The drawn geoms (`mjlab.viewer.geometry.GeomMesh`)."""
+        for g in self.geoms:
+            scene.add_mesh_simple(
+                f"/world/body{g.body_id}/geom{g.geom_id}",
+                vertices=g.vertices,
+                faces=g.faces,
+                color=_rgb(g.rgba),
+                opacity=float(g.rgba[3]) if g.rgba[3] < 1 else None,
+                side="double" if g.is_plane else "front",
+                cast_shadow=not g.is_plane,
+            )
+            if g.is_plane:
+                size = float(np.ptp(g.vertices[:, 0]))
+                scene.add_grid(
+                    f"/world/body{g.body_id}/geom{g.geom_id}/grid",
+                    width=size,
+                    height=float(np.ptp(g.vertices[:, 1])),
+                    cell_size=0.5,
+                    section_size=1.0,
+                    position=(float(g.vertices[:, 0].mean()), float(g.vertices[:, 1].mean()), 1e-3),
+                    shadow_opacity=0.0,
+                )
+        # The first camera looks at the floating base (or the model's centre) from the side.
+        target = data.xpos[self._root] if self._root is not None else model.stat.center
+        extent = max(float(model.stat.extent), 0.5)
+        offset = np.array([1.6, -1.6, 0.9]) * min(extent, 3.0)
+        self._view_offset = offset
+        self.server.initial_camera.position = np.asarray(target + offset, dtype=np.float64)
+        self.server.initial_camera.look_at = np.asarray(target, dtype=np.float64)
+        self._recentre: set[int] = set()
+        self._followed_env = 0
+        self.server.on_client_connect(lambda client: self._recentre.add(client.client_id))
+
+    def _follow(self, clients: Mapping, target: np.ndarray) -> None:
+        """Keep the base in view: a browser that just connected (or every browser after the
+        watched env changed) is put at the default view of it; otherwise each camera moves by
+        the base's displacement since the last update (translation only: orbiting stays free)."""
+        if self.env_index != self._followed_env:
+            self._followed_env = self.env_index
+            self._recentre.update(clients)
+        last, self._last_target = self._last_target, target.copy()
+        delta = None if last is None else target - last
+        for client_id, client in clients.items():
+            cam = client.camera
+            if cam.update_timestamp == 0.0:
+                continue  # this browser has not reported its camera yet
+            if client_id in self._recentre:
+                self._recentre.discard(client_id)
+                cam.position = target + self._view_offset
+                cam.look_at = target  # after the position, so that it is kept
+            elif self.follow and delta is not None and np.any(delta):
+                # viser moves look_at with the position: the user's orbit is kept.
+                cam.position = np.asarray(cam.position) + delta
+
+    # -- controls -------------------------------------------------------------------------------
+    def _build_gui(
+        self,
+        commands: Sequence[CommandSlider],
+        command_toggle: bool,
+        reward_terms: Sequence[str],
+    ) -> None:
+        gui = self.server.gui
+        with gui.add_folder("Playback"):
+            self._status = gui.add_markdown("waiting for the first step")
+            pause = gui.add_button("Pause", icon=None)
+            step = gui.add_button("Step", disabled=True)
+            reset = gui.add_button("Reset")
+            speed = gui.add_slider("Speed", min=0.1, max=4.0, step=0.1, initial_value=1.0)
+            if self.num_envs > 1:
+                env = gui.add_slider("Env", min=0, max=self.num_envs - 1, step=1, initial_value=0)
+
+                @env.on_update
+                def _(_event) -> None:
+                    self.env_index = int(env.value)
+
+            if self._root is not None:
+                follow = gui.add_checkbox("Follow", initial_value=True)
+
+                @follow.on_update
+                def _(_event) -> None:
+                    self.follow = bool(follow.value)
+
+        @pause.on_click
+        def _(_event) -> None:
+            self.paused = not self.paused
+            pause.label = "Resume" if self.paused else "Pause"
+            step.disabled = not self.paused
+
+        @step.on_click
+        def _(_event) -> None:
+            with self._lock:
+                self._step_once = True
+
+        @reset.on_click
+        def _(_event) -> None:
+            with self._lock:
+                self._reset = True
+
+        @speed.on_update
+        def _(_event) -> None:
+            self.speed = float(speed.value)
+
+        self._command_sliders = []
+        self._command_toggle = None
+        if commands:
+            with gui.add_folder("Command"):
+                if command_toggle:
+                    self._command_toggle = gui.add_checkbox("Set command", initial_value=False)
+                for c in commands:
+                    span = c.high - c.low
+                    self._command_sliders.append(
+                        gui.add_slider(
+                            c.name,
+                            min=float(c.low),
+                            max=float(c.high),
+                            step=float(10 ** np.floor(np.log10(span / 100))),
+                            initial_value=float(np.clip(c.value, c.low, c.high)),
+                        )
+                    )
+        self._reward_terms = list(reward_terms)
+        self._plot = None
+        if self._reward_terms:
+            from viser import uplot
+
+            window = max(2, round(PLOT_WINDOW_S / self.step_dt))
+            self._history = np.full((1 + len(self._reward_terms), window), np.nan)
+            palette = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4"]
+            series = [uplot.Series(label="t (s)")] + [
+                uplot.Series(label=name, stroke=palette[i % len(palette)], width=1.5)
+                for i, name in enumerate(self._reward_terms)
+            ]
+            with gui.add_folder("Reward terms (per s)"):
+                self._plot = gui.add_uplot(
+                    data=tuple(np.zeros((1 + len(self._reward_terms), 1))),
+                    series=tuple(series),
+                    scales={"x": {"time": False}},
+                    legend={"live": False},
+                    aspect=1.2,
+                )

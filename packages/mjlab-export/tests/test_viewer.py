@@ -1,0 +1,176 @@
+"""mjlab.viewer: geoms to meshes, the web viewer without a browser (the browser test is
+tests/test_viewer_browser.py), sim2sim with a viewer."""
+
+import socket
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+pytest.importorskip("viser", reason="needs mjlab-export[viewer]")
+
+from mjlab.viewer import CommandSlider, WebViewer  # noqa: E402
+from mjlab.viewer.geometry import moving_bodies, root_body, visual_geoms  # noqa: E402
+
+MJCF = """
+<mujoco>
+  <asset>
+    <material name="red" rgba="1 0 0 1"/>
+    <mesh name="tetra" vertex="0 0 0  1 0 0  0 1 0  0 0 1"/>
+    <hfield name="bumps" nrow="3" ncol="4" size="2 1 0.5 0.1"
+            elevation="0 0 0 0  0 1 1 0  0 0 0 0"/>
+  </asset>
+  <worldbody>
+    <geom name="floor" type="plane" size="0 0 0.1"/>
+    <geom name="terrain" type="hfield" hfield="bumps" pos="5 0 0"/>
+    <body name="base" pos="0 0 1">
+      <freejoint/>
+      <geom name="box" type="box" size="0.1 0.2 0.3" pos="0.5 0 0"/>
+      <geom name="ball" type="sphere" size="0.25" material="red"/>
+      <geom name="painted" type="sphere" size="0.1" material="red" rgba="0 1 0 1"/>
+      <geom name="collision" type="capsule" size="0.05 0.2" group="3"/>
+      <geom name="invisible" type="sphere" size="0.05" rgba="1 1 1 0"/>
+      <body name="arm" pos="0 0 -0.5">
+        <joint type="hinge" axis="0 1 0"/>
+        <geom name="rod" type="capsule" size="0.05 0.2"/>
+        <geom name="can" type="cylinder" size="0.05 0.1" euler="90 0 0"/>
+        <geom name="egg" type="ellipsoid" size="0.1 0.2 0.3"/>
+        <geom name="tetra" type="mesh" mesh="tetra"/>
+      </body>
+    </body>
+    <body name="target" mocap="true" pos="1 1 1">
+      <geom name="marker" type="sphere" size="0.02" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+@pytest.fixture(scope="module")
+def model():
+    return mujoco.MjModel.from_xml_string(MJCF)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_visible_geoms_become_meshes_in_their_body_frame(model):
+    meshes = {m.name: m for m in visual_geoms(model)}
+    # Group 3 (collision) and fully transparent geoms are left out, like MuJoCo's viewer.
+    assert "collision" not in meshes and "invisible" not in meshes
+    assert set(meshes) == {
+        "floor", "terrain", "box", "ball", "painted", "rod", "can", "egg", "tetra", "marker"
+    }  # fmt: skip
+    box = meshes["box"].vertices
+    np.testing.assert_allclose(box.min(0), [0.4, -0.2, -0.3], atol=1e-6)  # geom_pos applied
+    np.testing.assert_allclose(box.max(0), [0.6, 0.2, 0.3], atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(meshes["ball"].vertices, axis=1), 0.25, atol=1e-6)
+    np.testing.assert_allclose(np.ptp(meshes["rod"].vertices, axis=0), [0.1, 0.1, 0.5], atol=1e-3)
+    # The cylinder is turned about x: its axis lies along y in the body frame.
+    np.testing.assert_allclose(np.ptp(meshes["can"].vertices, axis=0), [0.1, 0.2, 0.1], atol=1e-3)
+    np.testing.assert_allclose(np.ptp(meshes["egg"].vertices, axis=0), [0.2, 0.4, 0.6], atol=1e-3)
+    assert meshes["tetra"].faces.shape == (4, 3)
+    # An infinite plane is drawn 50 m wide; a height field keeps its size and heights.
+    np.testing.assert_allclose(np.ptp(meshes["floor"].vertices, axis=0), [50, 50, 0])
+    assert meshes["floor"].is_plane
+    terrain = meshes["terrain"].vertices
+    np.testing.assert_allclose(terrain.min(0), [3, -1, 0], atol=1e-6)
+    np.testing.assert_allclose(terrain.max(0), [7, 1, 0.5], atol=1e-6)
+    assert meshes["terrain"].faces.shape == (2 * 2 * 3, 3)
+    # Colour: a material's unless the geom sets its own rgba (MuJoCo's rule).
+    np.testing.assert_allclose(meshes["ball"].rgba, [1, 0, 0, 1])
+    np.testing.assert_allclose(meshes["painted"].rgba, [0, 1, 0, 1])
+    for m in meshes.values():
+        assert m.faces.max() < len(m.vertices) and m.vertices.dtype == np.float32
+
+
+def test_moving_bodies_are_the_jointed_and_mocap_ones(model):
+    ids = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) for b in moving_bodies(model)]
+    assert ids == ["base", "arm", "target"]
+    assert root_body(model) == 1
+
+
+def test_without_a_browser_the_viewer_reads_nothing_and_does_not_pace(model):
+    def no_read(name):
+        raise AssertionError(f"read {name} with nobody connected")
+
+    port = _free_port()
+    with WebViewer(model, step_dt=0.5, port=port, reward_terms=["alive"]) as viewer:
+        assert viewer.url == f"http://127.0.0.1:{port}"
+        start = time.perf_counter()
+        for _ in range(20):
+            viewer.wait()  # 20 steps of 0.5 s would take 10 s if paced
+            assert viewer.update(no_read, rewards=lambda: {"alive": 1.0}) is False
+        assert time.perf_counter() - start < 2.0
+        assert viewer.num_clients == 0 and viewer.command is None
+        # It listens on this machine only.
+        listeners = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdout
+        assert f"127.0.0.1:{port} " in listeners
+        assert f"0.0.0.0:{port} " not in listeners and f"*:{port} " not in listeners
+    assert not viewer.running
+
+
+def test_a_busy_port_moves_to_the_next_and_a_bad_port_is_refused(model):
+    port = _free_port()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        with WebViewer(model, step_dt=0.02, port=port) as viewer:
+            assert viewer.port != port
+    with pytest.raises(
+        ValueError, match=r"port must be in 0..65535 \(0: any free one\), got 70000"
+    ):
+        WebViewer(model, step_dt=0.02, port=70000)
+    # An address of another machine (TEST-NET-3): nothing is sent, binding fails at once.
+    with pytest.raises(ValueError, match=r"cannot listen on host '203\.0\.113\.9'.*127\.0\.0\.1"):
+        WebViewer(model, step_dt=0.02, host="203.0.113.9", port=_free_port())
+
+
+def test_command_sliders_apply_only_while_the_toggle_is_on(model):
+    sliders = [CommandSlider("lin_vel_x", -1.0, 1.0, 0.5), CommandSlider("ang_vel_z", -1, 1)]
+    with WebViewer(model, step_dt=0.02, port=_free_port(), commands=sliders) as always:
+        np.testing.assert_allclose(always.command, [0.5, 0.0])
+    with WebViewer(
+        model, step_dt=0.02, port=_free_port(), commands=sliders, command_toggle=True
+    ) as viewer:
+        assert viewer.command is None  # the task's own commands run
+        viewer._command_toggle.value = True  # what the checkbox does
+        viewer._command_sliders[1].value = -0.25
+        np.testing.assert_allclose(viewer.command, [0.5, -0.25])
+    with pytest.raises(ValueError, match="'vx': low must be below high"):
+        CommandSlider("vx", 1.0, 1.0)
+
+
+def test_sim2sim_runs_with_a_viewer_and_its_command_sliders(tmp_path, go1_meta, make_policy):
+    from mjlab.deploy import CommandSpec
+    from mjlab.deploy.sim2sim import Sim2Sim, sim2sim_viewer
+
+    go1_meta.commands = [
+        CommandSpec(
+            name="twist",
+            dim=3,
+            ranges={"lin_vel_x": [-1, 1], "lin_vel_y": [-0.5, 0.5], "ang_vel_z": [-1, 1]},
+            components=["lin_vel_x", "lin_vel_y", "ang_vel_z"],
+        )
+    ]
+    path = make_policy(tmp_path / "zero.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
+    sim = Sim2Sim(path)
+    viewer = sim2sim_viewer(sim, "web", (0.3, 0.0, 0.0), port=_free_port())
+    try:
+        names = [s.label for s in viewer._command_sliders]
+        assert names == list(go1_meta.commands[0].components)
+        np.testing.assert_allclose(viewer.command, [0.3, 0.0, 0.0])
+        viewer._command_sliders[0].value = 0.0
+        report = sim.run(seconds=0.2, command=(0.3, 0.0, 0.0), viewer=viewer)
+        assert report.command == (0.0, 0.0, 0.0)  # the slider's value ran
+        assert report.seconds == pytest.approx(0.2) and report.falls == 0
+        assert len(viewer.geoms) > 5  # the robot and the floor
+    finally:
+        viewer.close()
+    with pytest.raises(ValueError, match="needs a viewer"):
+        sim.run(seconds=None)
