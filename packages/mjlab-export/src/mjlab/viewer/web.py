@@ -158,6 +158,7 @@ class WebViewer:
         self._build_gui(commands, command_toggle, reward_terms)
         self._last_target: np.ndarray | None = None
         self._panel_due = 0.0
+        self._last_status: Callable[[], str] | None = None
         self._steps = 0
 
     # -- public ---------------------------------------------------------------------------------
@@ -202,6 +203,8 @@ class WebViewer:
         """Return when the next control step is due: at once while nobody is connected,
         otherwise `step_dt / speed` after the previous one; while paused, only when "step" is
         pressed (or the viewer is closed)."""
+        if self.running and self.paused:
+            self._refresh_panels()  # show the state it paused in
         while self.running and self.paused:
             with self._lock:
                 if self._step_once:
@@ -257,15 +260,21 @@ class WebViewer:
             self._history[0, -1] = self._steps * self.step_dt
             for i, name in enumerate(self._reward_terms):
                 self._history[i + 1, -1] = float(values.get(name, np.nan))
-        now = time.perf_counter()
-        if now >= self._panel_due:
-            self._panel_due = now + PANEL_REFRESH_S
-            if self._plot is not None:
-                filled = self._history[:, np.isfinite(self._history[0])]
-                self._plot.data = tuple(np.ascontiguousarray(row) for row in filled)
-            if status is not None:
-                self._status.content = status()
+        self._last_status = status
+        if time.perf_counter() >= self._panel_due or self.paused:
+            self._refresh_panels()
         return True
+
+    def _refresh_panels(self) -> None:
+        """Send the status line and the reward plot (a few times a second, and when pausing)."""
+        self._panel_due = time.perf_counter() + PANEL_REFRESH_S
+        if not self.server.get_clients():
+            return
+        if self._plot is not None:
+            filled = self._history[:, np.isfinite(self._history[0])]
+            self._plot.data = tuple(np.ascontiguousarray(row) for row in filled)
+        if self._last_status is not None:
+            self._status.content = self._last_status()
 
     def close(self) -> None:
         """Stop serving (idempotent)."""
