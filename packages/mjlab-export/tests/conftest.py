@@ -68,6 +68,23 @@ def go1_meta() -> DeploymentMetadata:
 
 
 @pytest.fixture
+def go1_twist_meta() -> DeploymentMetadata:
+    """`go1_meta` with the velocity command's names and training ranges (schema 2)."""
+    from mjlab.deploy import CommandSpec
+
+    meta = go1_like_metadata()
+    meta.commands = [
+        CommandSpec(
+            name="twist",
+            dim=3,
+            ranges={"lin_vel_x": [-1, 1], "lin_vel_y": [-0.5, 0.5], "ang_vel_z": [-1, 1]},
+            components=["lin_vel_x", "lin_vel_y", "ang_vel_z"],
+        )
+    ]
+    return meta
+
+
+@pytest.fixture
 def make_policy():
     """The `linear_policy` builder, for tests (test modules cannot import conftest)."""
     return linear_policy

@@ -84,20 +84,11 @@ def test_mistakes_are_one_line_errors_and_debug_shows_the_traceback(tmp_path, po
 
 
 def test_the_command_must_have_the_policys_values_and_out_of_range_ones_are_noted(
-    tmp_path, go1_meta, make_policy, capsys
+    tmp_path, go1_twist_meta, make_policy, capsys
 ):
-    from mjlab.deploy import CommandSpec
-
     pytest.importorskip("mujoco")
     pytest.importorskip("mujoco_menagerie")
-    go1_meta.commands = [
-        CommandSpec(
-            name="twist",
-            dim=3,
-            ranges={"lin_vel_x": [-1, 1], "lin_vel_y": [-0.5, 0.5], "ang_vel_z": [-1, 1]},
-            components=["lin_vel_x", "lin_vel_y", "ang_vel_z"],
-        )
-    ]
+    go1_meta = go1_twist_meta
     path = make_policy(tmp_path / "p.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
     with pytest.raises(SystemExit) as exit_info:
         main(["run", str(path), "--command", "1,0,0,0", "--no-realtime", "--seconds", "0.1"])

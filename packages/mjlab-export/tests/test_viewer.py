@@ -146,18 +146,10 @@ def test_command_sliders_apply_only_while_the_toggle_is_on(model):
         CommandSlider("vx", 1.0, 1.0)
 
 
-def test_sim2sim_runs_with_a_viewer_and_its_command_sliders(tmp_path, go1_meta, make_policy):
-    from mjlab.deploy import CommandSpec
+def test_sim2sim_runs_with_a_viewer_and_its_command_sliders(tmp_path, go1_twist_meta, make_policy):
     from mjlab.deploy.sim2sim import Sim2Sim, sim2sim_viewer
 
-    go1_meta.commands = [
-        CommandSpec(
-            name="twist",
-            dim=3,
-            ranges={"lin_vel_x": [-1, 1], "lin_vel_y": [-0.5, 0.5], "ang_vel_z": [-1, 1]},
-            components=["lin_vel_x", "lin_vel_y", "ang_vel_z"],
-        )
-    ]
+    go1_meta = go1_twist_meta
     path = make_policy(tmp_path / "zero.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
     sim = Sim2Sim(path)
     viewer = sim2sim_viewer(sim, "web", (0.3, 0.0, 0.0), port=_free_port())
@@ -174,3 +166,19 @@ def test_sim2sim_runs_with_a_viewer_and_its_command_sliders(tmp_path, go1_meta, 
         viewer.close()
     with pytest.raises(ValueError, match="needs a viewer"):
         sim.run(seconds=None)
+
+
+def test_deploy_sim2sim_with_the_web_viewer_from_the_command_line(
+    tmp_path, go1_meta, make_policy, capsys
+):
+    from mjlab.deploy.cli import main
+
+    path = make_policy(tmp_path / "zero.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
+    viewer = ["--viewer", "web", "--viewer-port", "0"]
+    main(["sim2sim", str(path), "--command", "0,0,0", "--seconds", "0.2", *viewer])
+    out = capsys.readouterr().out
+    assert "[mjlab] web viewer: http://127.0.0.1:" in out and "sim2sim 0.2 s" in out
+    with pytest.raises(SystemExit) as stop:
+        main(["sim2sim", str(path), "--viewer", "web", "--viewer-host", "203.0.113.9"])
+    assert stop.value.code == 2
+    assert "cannot listen on host '203.0.113.9'" in capsys.readouterr().err
