@@ -1,6 +1,7 @@
 """mjlab.viewer: geoms to meshes, the web viewer without a browser (the browser test is
 tests/test_viewer_browser.py), sim2sim with a viewer."""
 
+import shutil
 import socket
 import subprocess
 import time
@@ -75,13 +76,20 @@ def test_visible_geoms_become_meshes_in_their_body_frame(model):
     np.testing.assert_allclose(np.ptp(meshes["can"].vertices, axis=0), [0.1, 0.2, 0.1], atol=1e-3)
     np.testing.assert_allclose(np.ptp(meshes["egg"].vertices, axis=0), [0.2, 0.4, 0.6], atol=1e-3)
     assert meshes["tetra"].faces.shape == (4, 3)
-    # An infinite plane is drawn 50 m wide; a height field keeps its size and heights.
-    np.testing.assert_allclose(np.ptp(meshes["floor"].vertices, axis=0), [50, 50, 0])
+    np.testing.assert_allclose(meshes["box"].pos, [0.5, 0, 0])
+    np.testing.assert_allclose(meshes["egg"].half_size, [0.1, 0.2, 0.3], atol=1e-3)
+    # An infinite plane is drawn 400 m wide; a height field keeps its size and heights.
+    np.testing.assert_allclose(np.ptp(meshes["floor"].vertices, axis=0), [400, 400, 0])
+    np.testing.assert_allclose(meshes["floor"].half_size, [200, 200, 0])
     assert meshes["floor"].is_plane
     terrain = meshes["terrain"].vertices
     np.testing.assert_allclose(terrain.min(0), [3, -1, 0], atol=1e-6)
     np.testing.assert_allclose(terrain.max(0), [7, 1, 0.5], atol=1e-6)
     assert meshes["terrain"].faces.shape == (2 * 2 * 3, 3)
+    # MuJoCo's layout: row r of the elevation at y = -ry + 2 ry r / (nrow - 1), column c at
+    # x = -rx + 2 rx c / (ncol - 1); the raised samples are row 1, columns 1 and 2.
+    raised = terrain[terrain[:, 2] > 0.25] - [5, 0, 0]
+    np.testing.assert_allclose(raised, [[-2 / 3, 0, 0.5], [2 / 3, 0, 0.5]], atol=1e-6)
     # Colour: a material's unless the geom sets its own rgba (MuJoCo's rule).
     np.testing.assert_allclose(meshes["ball"].rgba, [1, 0, 0, 1])
     np.testing.assert_allclose(meshes["painted"].rgba, [0, 1, 0, 1])
@@ -109,10 +117,53 @@ def test_without_a_browser_the_viewer_reads_nothing_and_does_not_pace(model):
         assert time.perf_counter() - start < 2.0
         assert viewer.num_clients == 0 and viewer.command is None
         # It listens on this machine only.
-        listeners = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdout
-        assert f"127.0.0.1:{port} " in listeners
-        assert f"0.0.0.0:{port} " not in listeners and f"*:{port} " not in listeners
+        if shutil.which("ss"):
+            listeners = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdout
+            assert f"127.0.0.1:{port} " in listeners
+            assert f"0.0.0.0:{port} " not in listeners and f"*:{port} " not in listeners
     assert not viewer.running
+
+
+class _Browser:
+    """What `WebViewer` needs of a connected client when no browser runs (the Chromium test,
+    tests/test_viewer_browser.py, connects a real one)."""
+
+
+def test_with_a_client_each_update_sends_the_poses_shifts_the_scene_and_plots(model):
+    with WebViewer(model, step_dt=0.02, port=0, num_envs=2, reward_terms=["alive"]) as viewer:
+        viewer.server.get_clients = lambda: {7: _Browser()}
+        data = mujoco.MjData(model)
+        data.qpos[:3] = [3.0, -1.0, 0.8]
+        data.qpos[7] = 0.4  # the arm's hinge
+        mujoco.mj_kinematics(model, data)
+        assert viewer.update(
+            lambda name: getattr(data, name),
+            rewards=lambda: {"alive": 2.0},
+            status=lambda: "step 1",
+        )
+        for handle, body in zip(viewer._body_handles, viewer._bodies, strict=True):
+            np.testing.assert_allclose(handle.position, data.xpos[body])
+            np.testing.assert_allclose(handle.wxyz, data.xquat[body])
+        # The base keeps its place on screen: the scene moved by minus its displacement.
+        np.testing.assert_allclose(viewer._world.position, [-3.0, 1.0, 0.0])
+        assert viewer._status.content == "step 1"
+        np.testing.assert_allclose([row[-1] for row in viewer._plot.data], [0.02, 2.0])
+        # Another env: the plot starts over.
+        viewer.env_index = 1
+        viewer._panel_due = 0.0
+        viewer.update(lambda name: getattr(data, name), rewards=lambda: {"alive": 3.0})
+        assert [len(row) for row in viewer._plot.data] == [1, 1]
+        # Without follow the scene stays where it was.
+        viewer.follow = False
+        data.qpos[:3] = [0.0, 0.0, 0.8]
+        mujoco.mj_kinematics(model, data)
+        viewer.update(lambda name: getattr(data, name))
+        np.testing.assert_allclose(viewer._world.position, [-3.0, 1.0, 0.0])
+        # A pause ends when the last browser leaves (nobody could resume it).
+        viewer._set_paused(True)
+        viewer.server.get_clients = dict
+        viewer.wait()
+        assert not viewer.paused
 
 
 def test_a_busy_port_moves_to_the_next_and_a_bad_port_is_refused(model):
@@ -166,6 +217,31 @@ def test_sim2sim_runs_with_a_viewer_and_its_command_sliders(tmp_path, go1_twist_
         viewer.close()
     with pytest.raises(ValueError, match="needs a viewer"):
         sim.run(seconds=None)
+
+
+def test_ctrl_c_while_watching_sim2sim_ends_with_the_report_of_what_ran(
+    tmp_path, go1_meta, make_policy
+):
+    from mjlab.deploy.sim2sim import Sim2Sim, sim2sim_viewer
+
+    path = make_policy(tmp_path / "zero.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
+    sim = Sim2Sim(path)
+    with sim2sim_viewer(sim, "web", (0.0, 0.0, 0.0), port=0) as viewer:
+        waits = viewer.wait
+        calls = []
+
+        def wait():
+            calls.append(1)
+            if len(calls) == 6:
+                raise KeyboardInterrupt  # what Ctrl-C raises in the loop
+            waits()
+
+        viewer.wait = wait
+        report = sim.run(seconds=None, command=(0.0, 0.0, 0.0), viewer=viewer)
+        assert report.interrupted and report.seconds == pytest.approx(5 * 0.02)
+        assert "stopped with Ctrl-C" in report.summary()
+        with pytest.raises(ValueError, match="needs a length"):
+            sim.run(seconds=None, viewer=viewer, video=tmp_path / "v.mp4")
 
 
 def test_deploy_sim2sim_with_the_web_viewer_from_the_command_line(

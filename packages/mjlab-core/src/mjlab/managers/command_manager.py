@@ -25,6 +25,7 @@ class CommandTerm:
 
     components: tuple[str, ...] = ()
     """Names of the command vector's values in order (a deployment reads them; empty: unnamed)."""
+    _snapshot_exclude = ("_held", "_held_value")  # a viewer's override is not env state
 
     def __init__(self, cfg: CommandTermCfg, env):
         self.cfg = cfg
@@ -89,6 +90,8 @@ class CommandTerm:
         per-step update (e.g. heading control) no longer change it there (a viewer's command
         sliders, scripted evaluations). The command manager applies it after every compute and
         reset, so observations and rewards see it from the next step on (and `command` at once).
+        Holding needs a term whose `command` returns the tensor it keeps (as every built-in
+        term's does), since the held values are written into it.
 
         Args:
             env_ids: the envs to hold.
@@ -96,8 +99,14 @@ class CommandTerm:
 
         Raises:
             ValueError: `value` does not have the command's dim values.
+            TypeError: the term's `command` returns a new tensor on each call.
         """
         command = self.command
+        if command.data_ptr() != self.command.data_ptr():
+            raise TypeError(
+                f"{type(self).__name__}.command returns a new tensor on each call, so a held "
+                "value could not be written into it; return the stored command tensor."
+            )
         ids = torch.as_tensor(env_ids, dtype=torch.long, device=self.device).reshape(-1)
         value = torch.as_tensor(value, dtype=command.dtype, device=self.device)
         if value.shape[-1:] != command.shape[-1:]:
@@ -110,19 +119,24 @@ class CommandTerm:
             self._held_value = torch.zeros_like(command)
         self._held[ids] = True
         self._held_value[ids] = value
-        self.apply_hold()
+        self._apply_hold()
 
     def release(self, env_ids: torch.Tensor | list[int] | None = None) -> None:
-        """Let `env_ids` (None: all) follow the term's own commands again (from their next
-        resample or update)."""
+        """Let `env_ids` (None: every held env) follow the term's own commands again: they draw
+        a new command and resampling time at once."""
         if self._held is None:
             return
         if env_ids is None:
+            ids = self._held.nonzero().flatten()
             self._held, self._held_value = None, None
-            return
-        self._held[torch.as_tensor(env_ids, dtype=torch.long, device=self.device)] = False
+        else:
+            ids = torch.as_tensor(env_ids, dtype=torch.long, device=self.device).reshape(-1)
+            self._held[ids] = False
+        self.resample(ids)
+        self._update_command()
+        self._apply_hold()
 
-    def apply_hold(self) -> None:
+    def _apply_hold(self) -> None:
         """Write the held values into `command` (no-op while nothing is held)."""
         if self._held is not None and self._held_value is not None:
             command = self.command
@@ -174,12 +188,12 @@ class CommandManager:
     def compute(self, dt: float) -> None:
         for term in self.terms.values():
             term.compute(dt)
-            term.apply_hold()
+            term._apply_hold()
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
         log = {}
         for name, term in self.terms.items():
             for key, value in term.reset(env_ids).items():
                 log[f"Metrics/{name}/{key}"] = value
-            term.apply_hold()
+            term._apply_hold()
         return log

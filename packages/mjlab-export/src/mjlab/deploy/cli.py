@@ -226,12 +226,14 @@ def sim2sim(
 ):
     """Run `policy_path` in plain MuJoCo; returns the `Sim2SimReport`. With a video, MuJoCo's
     headless OpenGL backend is chosen first (`mjlab.deploy.headless.choose_gl_backend`). With a
-    viewer ("web" or "native") the run lasts until Ctrl-C unless `seconds` is given.
+    viewer ("web" or "native") the run lasts until Ctrl-C unless `seconds` is given; Ctrl-C
+    ends it with the report of what ran.
 
     Raises:
         mjlab.deploy.headless.HeadlessGLError: a video was asked for and nothing renders here,
             or a native viewer without a display.
-        ValueError: `seconds` <= 0, or see `mjlab.viewer.open_viewer`.
+        ValueError: `seconds` <= 0, `video` with a viewer but no `seconds`, or see
+            `mjlab.viewer.open_viewer`.
     """
     if seconds is not None and seconds <= 0:
         raise ValueError(f"--seconds must be > 0, got {seconds}.")
@@ -246,12 +248,11 @@ def sim2sim(
         return sim.run(
             seconds=10.0 if seconds is None else seconds, command=tuple(command), video=video
         )
+    if video is not None and seconds is None:
+        raise ValueError("--video with --viewer needs --seconds (the frames are kept in memory).")
     watch = sim2sim_viewer(sim, viewer, tuple(command), viewer_host, viewer_port)
     try:
         return sim.run(seconds=seconds, command=tuple(command), video=video, viewer=watch)
-    except KeyboardInterrupt:
-        print("\nstopped")
-        return None
     finally:
         watch.close()
 
@@ -363,8 +364,6 @@ def _dispatch(args: list[str]) -> None:
             cmd.viewer_host,
             cmd.viewer_port,
         )
-        if report is None:  # stopped with Ctrl-C while watching
-            return
         print(report.summary())
         if cmd.video is not None:
             print(f"video: {cmd.video}")

@@ -25,7 +25,9 @@ class Sim2SimReport:
     seconds: float
     """Simulated time, s."""
     command: tuple[float, ...]
-    """The command held during the run; for velocity tasks (vx m/s, vy m/s, wz rad/s), base frame."""
+    """The command at the end of the run (held throughout, unless a viewer's sliders changed
+    it: the errors are against the command of each step); for velocity tasks (vx m/s, vy m/s,
+    wz rad/s), base frame."""
     lin_vel_error: float
     """Mean |v_xy command - v_xy| over the run, m/s (base frame)."""
     ang_vel_error: float
@@ -44,6 +46,8 @@ class Sim2SimReport:
     has no such clamp: many of them mean sim2sim differs from training there)."""
     frames: list = field(default_factory=list, repr=False)
     """Rendered RGB frames (height, width, 3) uint8, when rendering was asked for."""
+    interrupted: bool = False
+    """Stopped early with Ctrl-C while watching in a viewer (the figures cover what ran)."""
 
     def summary(self) -> str:
         """One line for a terminal."""
@@ -54,6 +58,7 @@ class Sim2SimReport:
             f"{self.ang_vel_error:.3f} rad/s, falls {self.falls}, distance {self.distance:.2f} m, "
             f"clamped cycles {self.clamped_cycles}, faults "
             + (", ".join(f"{k} {v}" for k, v in self.faults.items()) or "none")
+            + (" (stopped with Ctrl-C)" if self.interrupted else "")
         )
 
 
@@ -153,17 +158,24 @@ class Sim2Sim(MujocoRobot):
                 `render` is None; needs imageio[ffmpeg], i.e. mjlab-export[sim]).
             viewer: a `mjlab.viewer` viewer to watch the run in (`sim2sim_viewer`): it paces the
                 loop while someone watches, can pause, step and reset it, and its command
-                sliders replace `command` (the errors are measured against them).
+                sliders replace `command` (the errors are measured against them). Ctrl-C then
+                ends the run with a report of what ran (`interrupted`).
 
         Returns:
             A `Sim2SimReport`.
 
         Raises:
-            ValueError: `seconds` is None without a viewer.
+            ValueError: `seconds` is None without a viewer, or with a video (its frames are
+                kept in memory until the end).
         """
         cmd = np.asarray(command, dtype=np.float64).reshape(-1)
         if seconds is None and viewer is None:
             raise ValueError("seconds=None (run until stopped) needs a viewer.")
+        if seconds is None and (video is not None or render is not None):
+            raise ValueError(
+                "A video while watching needs a length (--seconds): its frames are kept in "
+                "memory until the run ends."
+            )
         if video is not None and render is None:
             render = self.make_renderer()
         steps = None if seconds is None else round(seconds / self.meta.step_dt)
@@ -171,38 +183,44 @@ class Sim2Sim(MujocoRobot):
         self.reset()
         self.loop.start()  # this run's statistics
         i = 0
-        while steps is None or i < steps:
-            if viewer is not None:
-                if not viewer.running:
-                    break
-                viewer.wait()
-                if viewer.take_reset():
+        interrupted = False
+        try:
+            while steps is None or i < steps:
+                if viewer is not None:
+                    if not viewer.running:
+                        break
+                    viewer.wait()
+                    if viewer.take_reset():
+                        distance += self.walked()
+                        self.reset()
+                    if viewer.command is not None:
+                        cmd = np.asarray(viewer.command, dtype=np.float64)
+                self.step(cmd)
+                lin, ang = self.base_velocity()
+                target = np.zeros(3)
+                target[: min(3, cmd.shape[0])] = cmd[:3]
+                lin_err.append(float(np.linalg.norm(target[:2] - lin[:2])))
+                ang_err.append(float(abs(target[2] - ang[2])) if cmd.shape[0] > 2 else 0.0)
+                vels.append(lin[:2])
+                if render is not None and i % render_every == 0:
+                    frames.append(render(self.model, self.data))
+                if self.fallen():
+                    falls += 1
                     distance += self.walked()
                     self.reset()
-                if viewer.command is not None:
-                    cmd = np.asarray(viewer.command, dtype=np.float64)
-            self.step(cmd)
-            lin, ang = self.base_velocity()
-            target = np.zeros(3)
-            target[: min(3, cmd.shape[0])] = cmd[:3]
-            lin_err.append(float(np.linalg.norm(target[:2] - lin[:2])))
-            ang_err.append(float(abs(target[2] - ang[2])) if cmd.shape[0] > 2 else 0.0)
-            vels.append(lin[:2])
-            if render is not None and i % render_every == 0:
-                frames.append(render(self.model, self.data))
-            if self.fallen():
-                falls += 1
-                distance += self.walked()
-                self.reset()
-            if viewer is not None:
-                viewer.update(
-                    lambda name: getattr(self.data, name),
-                    status=lambda lin=lin, ang=ang, falls=falls: (
-                        f"t {self.data.time:.1f} s, v ({lin[0]:+.2f}, {lin[1]:+.2f}) m/s, "
-                        f"wz {ang[2]:+.2f} rad/s, falls {falls}"
-                    ),
-                )
-            i += 1
+                if viewer is not None:
+                    viewer.update(
+                        lambda name: getattr(self.data, name),
+                        status=lambda lin=lin, ang=ang, falls=falls: (
+                            f"t {self.data.time:.1f} s, v ({lin[0]:+.2f}, {lin[1]:+.2f}) m/s, "
+                            f"wz {ang[2]:+.2f} rad/s, falls {falls}"
+                        ),
+                    )
+                i += 1
+        except KeyboardInterrupt:  # Ctrl-C while watching: report what ran
+            if viewer is None:
+                raise
+            interrupted = True
         distance += self.walked()
         mean_v = np.mean(vels, axis=0) if vels else np.zeros(2)
         report = Sim2SimReport(
@@ -216,6 +234,7 @@ class Sim2Sim(MujocoRobot):
             faults=self.loop.stats.fault_counts(),
             clamped_cycles=self.loop.stats.clamped_cycles,
             frames=frames,
+            interrupted=interrupted,
         )
         if video is not None:
             write_video(video, frames, fps=1.0 / (self.meta.step_dt * render_every))

@@ -1,5 +1,5 @@
 """Triangle meshes of a compiled MuJoCo model's visible geoms, for drawing it outside MuJoCo's
-own renderer (the web viewer). numpy + trimesh (viser's dependency) only.
+own renderer (the web viewer). Needs mujoco, numpy and trimesh (`mjlab-export[viewer]`).
 
 Each geom becomes vertices in its body's frame, so a viewer places a whole body with that body's
 world pose (`MjData.xpos`, `MjData.xquat`, wxyz) and never moves a geom on its own.
@@ -16,11 +16,12 @@ import numpy as np
 DEFAULT_GROUPS = (0, 1, 2)
 """Geom groups MuJoCo's own viewer shows by default (collision geoms usually sit in group 3)."""
 
-INFINITE_PLANE_HALF_SIZE = 25.0
+INFINITE_PLANE_HALF_SIZE = 200.0
 """Half size (m) drawn for a plane whose size is 0 (infinite in MuJoCo)."""
 
-MAX_HFIELD_VERTICES = 250_000
-"""A height field with more samples is drawn from every k-th sample in each direction."""
+MAX_HFIELD_VERTICES = 600_000
+"""A height field with more samples is drawn from every k-th sample in each direction (the last
+row and column always included); the default rough terrain (881 x 481) is drawn whole."""
 
 _DEFAULT_GEOM_RGBA = np.array([0.5, 0.5, 0.5, 1.0], dtype=np.float32)
 
@@ -42,6 +43,13 @@ class GeomMesh:
     rgba: np.ndarray
     """(4,) float32 in [0, 1]: the geom's colour (its material's when the geom keeps MuJoCo's
     default grey, as MuJoCo's renderer does); textures are not drawn."""
+    pos: np.ndarray
+    """(3,) the geom's position in the body frame, m (`geom_pos`)."""
+    quat: np.ndarray
+    """(4,) the geom's orientation in the body frame, wxyz (`geom_quat`)."""
+    half_size: np.ndarray
+    """(3,) half extents of the drawn geom in its own frame, m (a plane: its drawn half size,
+    z = 0)."""
     is_plane: bool = False
     """A plane geom (a viewer may draw a grid on it)."""
 
@@ -104,7 +112,8 @@ def _hfield(model: mujoco.MjModel, hfield_id: int) -> tuple[np.ndarray, np.ndarr
     adr = int(model.hfield_adr[hfield_id])
     heights = np.asarray(model.hfield_data[adr : adr + nrow * ncol]).reshape(nrow, ncol) * top
     k = max(1, int(np.ceil(np.sqrt(nrow * ncol / MAX_HFIELD_VERTICES))))
-    rows, cols = np.arange(0, nrow, k), np.arange(0, ncol, k)
+    rows = np.unique(np.append(np.arange(0, nrow, k), nrow - 1))
+    cols = np.unique(np.append(np.arange(0, ncol, k), ncol - 1))
     heights = heights[np.ix_(rows, cols)]
     xs = -rx + 2 * rx * cols / max(ncol - 1, 1)
     ys = -ry + 2 * ry * rows / max(nrow - 1, 1)
@@ -139,8 +148,10 @@ def visual_geoms(model: mujoco.MjModel, groups: Sequence[int] = DEFAULT_GROUPS) 
             vertices, faces = _primitive(model, geom_id)
         except ValueError:
             continue  # an SDF or other geom type without a surface to draw
+        local = np.asarray(vertices, dtype=np.float64)
+        half = (local.max(axis=0) - local.min(axis=0)) / 2 if len(local) else np.zeros(3)
         rot = _quat_to_mat(model.geom_quat[geom_id])
-        vertices = vertices @ rot.T + np.asarray(model.geom_pos[geom_id])
+        vertices = local @ rot.T + np.asarray(model.geom_pos[geom_id])
         name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, geom_id) or f"geom{geom_id}"
         meshes.append(
             GeomMesh(
@@ -150,6 +161,9 @@ def visual_geoms(model: mujoco.MjModel, groups: Sequence[int] = DEFAULT_GROUPS) 
                 vertices=vertices.astype(np.float32),
                 faces=np.asarray(faces, dtype=np.uint32),
                 rgba=rgba,
+                pos=np.asarray(model.geom_pos[geom_id], dtype=np.float64).copy(),
+                quat=np.asarray(model.geom_quat[geom_id], dtype=np.float64).copy(),
+                half_size=half,
                 is_plane=int(model.geom_type[geom_id]) == mujoco.mjtGeom.mjGEOM_PLANE,
             )
         )

@@ -20,7 +20,8 @@ class NoDisplayError(HeadlessGLError):
 
 def has_display() -> bool:
     """Whether a window can be opened here (Linux: DISPLAY or WAYLAND_DISPLAY is set; macOS and
-    Windows: always)."""
+    Windows: always; on macOS MuJoCo's passive viewer also needs the program run with
+    `mjpython`)."""
     if sys.platform.startswith("linux"):
         return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     return True
@@ -73,13 +74,15 @@ class NativeViewer:
         self._next_due += self.step_dt
 
     def update(self, fields: Callable[[str], np.ndarray], rewards=None, status=None) -> bool:
-        """Copy the world's `qpos` and mocap poses in, run kinematics, redraw."""
+        """Copy the world's state (qpos, qvel, mocap poses) in, run `mj_forward` (contacts and
+        forces for MuJoCo's visualisation), redraw."""
         with self._handle.lock():
             self.data.qpos[:] = fields("qpos")
+            self.data.qvel[:] = fields("qvel")
             if self.model.nmocap:
                 self.data.mocap_pos[:] = fields("mocap_pos")
                 self.data.mocap_quat[:] = fields("mocap_quat")
-            mujoco.mj_kinematics(self.model, self.data)
+            mujoco.mj_forward(self.model, self.data)
         self._handle.sync()
         return True
 

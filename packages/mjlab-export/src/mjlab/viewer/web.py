@@ -77,6 +77,26 @@ def _check_host(host: str) -> None:
         ) from None
 
 
+def _quat_rotate(wxyz: np.ndarray, v: np.ndarray) -> np.ndarray:
+    out = np.zeros(3)
+    mujoco.mju_rotVecQuat(out, np.asarray(v, dtype=np.float64), np.asarray(wxyz, dtype=np.float64))
+    return out
+
+
+def _subtree_radius(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> float:
+    """Largest distance from body `root` to a body of its subtree plus that body's geom
+    bounding radius, m (how big the tracked robot is)."""
+    radius = 0.1
+    for body in range(root, model.nbody):
+        if int(model.body_rootid[body]) != int(model.body_rootid[root]):
+            continue
+        reach = float(np.linalg.norm(data.xpos[body] - data.xpos[root]))
+        geoms = model.body_geomadr[body], model.body_geomnum[body]
+        bound = float(model.geom_rbound[geoms[0] : geoms[0] + geoms[1]].max(initial=0.0))
+        radius = max(radius, reach + bound)
+    return radius
+
+
 def _rgb(rgba: np.ndarray) -> tuple[int, int, int]:
     r, g, b = (round(float(c) * 255) for c in np.clip(rgba[:3], 0.0, 1.0))
     return r, g, b
@@ -98,6 +118,11 @@ class WebViewer:
         command_toggle: show a "set command" checkbox (off: the task's own commands run, on:
             the sliders' values are held); False: the sliders always apply.
         reward_terms: names of the reward terms to plot (per step, as passed to `update`).
+        track_body: the body the view follows; None: the first body with a free joint (no
+            following for a fixed-base model).
+        camera: the first view as MuJoCo's free camera (distance m, elevation deg, azimuth
+            deg) around `track_body` (`ViewerCfg`'s values); None: a distance from the
+            tracked body's size, elevation -20, azimuth 135.
         groups: geom groups to draw.
         title: the page's title.
 
@@ -118,6 +143,8 @@ class WebViewer:
         commands: Sequence[CommandSlider] = (),
         command_toggle: bool = False,
         reward_terms: Sequence[str] = (),
+        track_body: int | None = None,
+        camera: tuple[float, float, float] | None = None,
         groups: Sequence[int] = DEFAULT_GROUPS,
         title: str = "mjlab",
     ):
@@ -137,7 +164,8 @@ class WebViewer:
         self.env_index = 0
         """The world being watched."""
         self.follow = True
-        """The camera follows the floating base (translation only; orbiting stays free)."""
+        """Keep the tracked body in view: the scene is shifted horizontally so that the body
+        stays where the view started (the cameras are never moved: orbiting stays free)."""
         self._step_once = False
         self._reset = False
         self._next_due: float | None = None
@@ -153,10 +181,14 @@ class WebViewer:
         self.server.gui.configure_theme(show_logo=False, show_share_button=False)
         self.server.gui.main_panel.dock_right()
         self._bodies = moving_bodies(model)
-        self._root = root_body(model)
-        self._build_scene(groups)
+        self._root = root_body(model) if track_body is None else int(track_body)
+        if self._root is not None and not 0 < self._root < model.nbody:
+            raise ValueError(
+                f"track_body must be a body id in 1..{model.nbody - 1}, got {track_body}."
+            )
+        self._watched = 0  # the env whose steps fill the plot
+        self._build_scene(groups, camera)
         self._build_gui(commands, command_toggle, reward_terms)
-        self._last_target: np.ndarray | None = None
         self._panel_due = 0.0
         self._last_status: Callable[[], str] | None = None
         self._steps = 0
@@ -201,16 +233,20 @@ class WebViewer:
 
     def wait(self) -> None:
         """Return when the next control step is due: at once while nobody is connected,
-        otherwise `step_dt / speed` after the previous one; while paused, only when "step" is
-        pressed (or the viewer is closed)."""
+        otherwise `step_dt / speed` after the previous one; while paused, only when "step" or
+        "reset" is pressed (or the viewer is closed). A pause ends when the last browser
+        leaves."""
         if self.running and self.paused:
             self._refresh_panels()  # show the state it paused in
         while self.running and self.paused:
             with self._lock:
-                if self._step_once:
+                if self._step_once or self._reset:
                     self._step_once = False
                     self._next_due = None
                     return
+            if not self.server.get_clients():
+                self._set_paused(False)
+                break
             time.sleep(0.02)
         if not self.running or not self.server.get_clients():
             self._next_due = None
@@ -242,18 +278,20 @@ class WebViewer:
             False (reading nothing, calling nothing) when no browser is connected.
         """
         self._steps += 1
-        clients = self.server.get_clients()
-        if not clients:
-            self._last_target = None
+        if not self.server.get_clients():
             return False
+        if self.env_index != self._watched:  # another env: its own history
+            self._watched = self.env_index
+            self._history[:] = np.nan
         xpos = np.asarray(fields("xpos"), dtype=np.float64)
         xquat = np.asarray(fields("xquat"), dtype=np.float64)
         with self.server.atomic():
             for handle, body in zip(self._body_handles, self._bodies, strict=True):
                 handle.position = xpos[body]
                 handle.wxyz = xquat[body]
-            if self._root is not None:
-                self._follow(clients, xpos[self._root])
+            if self._root is not None and self.follow:
+                shift = self._anchor - xpos[self._root, :2]
+                self._world.position = (float(shift[0]), float(shift[1]), 0.0)
         if rewards is not None and self._plot is not None:
             values = rewards()
             self._history = np.roll(self._history, -1, axis=1)
@@ -290,12 +328,16 @@ class WebViewer:
         self.close()
 
     # -- scene ----------------------------------------------------------------------------------
-    def _build_scene(self, groups: Sequence[int]) -> None:
+    def _build_scene(
+        self, groups: Sequence[int], camera: tuple[float, float, float] | None
+    ) -> None:
         model = self.model
         data = mujoco.MjData(model)
         mujoco.mj_kinematics(model, data)  # static bodies' poses, and a first pose of the rest
         scene = self.server.scene
         scene.set_up_direction("+z")
+        # Everything hangs under /world, which `update` shifts to keep the tracked body in view.
+        self._world = scene.add_frame("/world", show_axes=False)
         frames = {}
         for body in range(model.nbody):
             frames[body] = scene.add_frame(
@@ -308,8 +350,9 @@ class WebViewer:
         self.geoms = visual_geoms(model, groups)
         """The drawn geoms (`mjlab.viewer.geometry.GeomMesh`)."""
         for g in self.geoms:
+            name = f"/world/body{g.body_id}/geom{g.geom_id}"
             scene.add_mesh_simple(
-                f"/world/body{g.body_id}/geom{g.geom_id}",
+                name,
                 vertices=g.vertices,
                 faces=g.faces,
                 color=_rgb(g.rgba),
@@ -317,50 +360,40 @@ class WebViewer:
                 side="double" if g.is_plane else "front",
                 cast_shadow=not g.is_plane,
             )
-            if g.is_plane:
-                size = float(np.ptp(g.vertices[:, 0]))
+            if g.is_plane:  # a grid on the plane, in the plane's own frame
+                width, height = (2 * float(v) for v in g.half_size[:2])
                 scene.add_grid(
-                    f"/world/body{g.body_id}/geom{g.geom_id}/grid",
-                    width=size,
-                    height=float(np.ptp(g.vertices[:, 1])),
+                    f"{name}_grid",
+                    width=width,
+                    height=height,
                     cell_size=0.5,
                     section_size=1.0,
-                    position=(float(g.vertices[:, 0].mean()), float(g.vertices[:, 1].mean()), 1e-3),
+                    position=g.pos + _quat_rotate(g.quat, np.array([0.0, 0.0, 1e-3])),
+                    wxyz=g.quat,
                     shadow_opacity=0.0,
                 )
-        # The first camera looks at the floating base (or the model's centre) from the side.
-        target = data.xpos[self._root] if self._root is not None else model.stat.center
-        extent = max(float(model.stat.extent), 0.5)
-        offset = np.array([1.6, -1.6, 0.9]) * min(extent, 3.0)
-        self._view_offset = offset
-        self.server.initial_camera.position = np.asarray(target + offset, dtype=np.float64)
+        # The first view: MuJoCo's free camera (distance, elevation, azimuth) around the tracked
+        # body, or around the model's centre.
+        if self._root is not None:
+            target = data.xpos[self._root].copy()
+            self._anchor = target[:2].copy()
+            size = _subtree_radius(model, data, self._root)
+        else:
+            target = np.asarray(model.stat.center, dtype=np.float64)
+            self._anchor = np.zeros(2)
+            size = float(model.stat.extent) / 2
+        distance, elevation, azimuth = camera or (float(np.clip(4 * size, 1.0, 6.0)), -20, 135)
+        el, az = np.radians(elevation), np.radians(azimuth)
+        forward = np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
+        self.server.initial_camera.position = np.asarray(target - distance * forward)
         self.server.initial_camera.look_at = np.asarray(target, dtype=np.float64)
-        self._recentre: set[int] = set()
-        self._followed_env = 0
-        self.server.on_client_connect(lambda client: self._recentre.add(client.client_id))
-
-    def _follow(self, clients: Mapping, target: np.ndarray) -> None:
-        """Keep the base in view: a browser that just connected (or every browser after the
-        watched env changed) is put at the default view of it; otherwise each camera moves by
-        the base's displacement since the last update (translation only: orbiting stays free)."""
-        if self.env_index != self._followed_env:
-            self._followed_env = self.env_index
-            self._recentre.update(clients)
-        last, self._last_target = self._last_target, target.copy()
-        delta = None if last is None else target - last
-        for client_id, client in clients.items():
-            cam = client.camera
-            if cam.update_timestamp == 0.0:
-                continue  # this browser has not reported its camera yet
-            if client_id in self._recentre:
-                self._recentre.discard(client_id)
-                cam.position = target + self._view_offset
-                cam.look_at = target  # after the position, so that it is kept
-            elif self.follow and delta is not None and np.any(delta):
-                # viser moves look_at with the position: the user's orbit is kept.
-                cam.position = np.asarray(cam.position) + delta
 
     # -- controls -------------------------------------------------------------------------------
+    def _set_paused(self, paused: bool) -> None:
+        self.paused = paused
+        self._pause_button.label = "Resume" if paused else "Pause"
+        self._step_button.disabled = not paused
+
     def _build_gui(
         self,
         commands: Sequence[CommandSlider],
@@ -388,11 +421,11 @@ class WebViewer:
                 def _(_event) -> None:
                     self.follow = bool(follow.value)
 
+        self._pause_button, self._step_button = pause, step
+
         @pause.on_click
         def _(_event) -> None:
-            self.paused = not self.paused
-            pause.label = "Resume" if self.paused else "Pause"
-            step.disabled = not self.paused
+            self._set_paused(not self.paused)
 
         @step.on_click
         def _(_event) -> None:

@@ -74,6 +74,8 @@ def run(task_id: str, cfg: Any) -> dict:
         policy = lambda obs: 2 * torch.rand(env.num_envs, wrapped.num_actions, device=device) - 1  # noqa: E731
     if cfg.steps is not None and cfg.steps < 1:
         raise ValueError(f"--steps must be >= 1, got {cfg.steps}.")
+    if cfg.video and cfg.viewer != "none" and cfg.steps is None:
+        raise ValueError("--video with --viewer needs --steps (the frames are kept in memory).")
     watch = _open_viewer(cfg, env, task_id) if cfg.viewer != "none" else None
     viewer = watch.viewer if watch is not None else None
     limit = cfg.steps if cfg.steps is not None else (None if viewer is not None else 500)
@@ -250,7 +252,7 @@ def _main(args: list[str]) -> None:
         i = args.index("--agent")
         if i + 1 < len(args) and args[i + 1] in ("zero", "random"):
             args[i : i + 2] = ["--policy", args[i + 1]]
-    if "--video" in args:
+    if "--video" in args and "native" not in args:  # MuJoCo's window needs GLFW
         from mjlab.deploy.headless import choose_gl_backend
 
         choose_gl_backend()  # before anything imports mujoco
