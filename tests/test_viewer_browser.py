@@ -126,16 +126,16 @@ def test_play_in_the_web_viewer_draws_and_moves_the_robot_in_headless_chromium(t
 
             # The camera looks at the base: the middle of the 3D view shows the Go1 (grey to
             # black, by the lighting), solid where the floor shows only thin grid lines; the
-            # view's left edge, at the same height, shows floor only.
+            # view as a whole is mostly light floor and sky (not a blank dark canvas).
             cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-            hw, hh = box["width"] * 0.2, box["height"] * 0.25
+            hw, hh = box["width"] * 0.2, box["height"] * 0.2
             rows = np.s_[int(cy - hh) : int(cy + hh)]
             region = np.s_[rows, int(cx - hw) : int(cx + hw)]
-            edge = np.s_[rows, int(box["x"]) : int(box["x"] + box["width"] * 0.1)]
+            view = np.s_[int(box["y"]) : int(box["y"] + box["height"]), : int(box["width"])]
             robot = _solid_dark(first[region]).mean()
-            floor = _solid_dark(first[edge]).mean()
-            assert robot > 0.02 and floor < 0.005, (
-                f"robot-coloured pixels: {robot:.4f} in the middle, {floor:.4f} at the edge "
+            overall = _solid_dark(first[view]).mean()
+            assert robot > 0.02 and overall < 0.2, (
+                f"robot-coloured pixels: {robot:.4f} in the middle, {overall:.4f} in the view "
                 f"(canvas {box}; screenshots in {tmp_path})"
             )
             # Poses are streamed: the legs move between the two screenshots.
