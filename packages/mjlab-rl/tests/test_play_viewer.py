@@ -40,6 +40,10 @@ def test_the_command_sliders_hold_the_watched_envs_command():
     watch = play._open_viewer(args, env, "Mjlab-Velocity-Flat-Unitree-Go1")
     try:
         viewer, term = watch.viewer, watch.term
+        # The first view frames the robot as --video does (the task's ViewerCfg).
+        camera = viewer.server.initial_camera
+        distance = np.linalg.norm(np.asarray(camera.position) - np.asarray(camera.look_at))
+        assert distance == pytest.approx(cfg.viewer.distance)
         assert [s.label for s in viewer._command_sliders] == list(term.components)
         ranges = cfg.commands["twist"].ranges
         assert (viewer._command_sliders[0].min, viewer._command_sliders[0].max) == ranges.lin_vel_x

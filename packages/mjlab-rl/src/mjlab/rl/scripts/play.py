@@ -184,6 +184,9 @@ def _open_viewer(cfg: Any, env: Any, task_id: str) -> _Watch:
             "reward_terms": env.reward_manager.active_terms,
             "title": task_id,
         }
+        view = env.cfg.viewer  # the task's framing, as for --video
+        if view.camera is None:
+            options["camera"] = (view.distance, view.elevation, view.azimuth)
     viewer = open_viewer(
         cfg.viewer,
         env.sim.mj_model,
