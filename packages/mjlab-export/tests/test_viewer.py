@@ -258,3 +258,30 @@ def test_deploy_sim2sim_with_the_web_viewer_from_the_command_line(
         main(["sim2sim", str(path), "--viewer", "web", "--viewer-host", "203.0.113.9"])
     assert stop.value.code == 2
     assert "cannot listen on host '203.0.113.9'" in capsys.readouterr().err
+
+
+def test_ctrl_c_twice_stops_the_loop_once_and_raises_nothing(model):
+    """`uv run` forwards the terminal's SIGINT, so a command gets it twice: the first ends the
+    viewer's loop, the second is ignored (no KeyboardInterrupt cutting the summary short)."""
+    import os
+    import signal
+
+    from mjlab.viewer import stop_on_interrupt
+
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        with WebViewer(model, step_dt=0.02, port=0) as viewer:
+            with stop_on_interrupt(viewer) as interrupted:
+                assert viewer.running and not interrupted
+                os.kill(os.getpid(), signal.SIGINT)
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.1)
+                assert not viewer.running and interrupted == [True]
+            os.kill(os.getpid(), signal.SIGINT)  # a late twin after the loop: still ignored
+            time.sleep(0.1)
+        with WebViewer(model, step_dt=0.02, port=0) as viewer:
+            with stop_on_interrupt(viewer) as interrupted:
+                pass
+            assert not interrupted and signal.getsignal(signal.SIGINT) is not None
+    finally:
+        signal.signal(signal.SIGINT, before)

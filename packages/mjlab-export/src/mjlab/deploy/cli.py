@@ -250,9 +250,14 @@ def sim2sim(
         )
     if video is not None and seconds is None:
         raise ValueError("--video with --viewer needs --seconds (the frames are kept in memory).")
+    from mjlab.viewer import stop_on_interrupt
+
     watch = sim2sim_viewer(sim, viewer, tuple(command), viewer_host, viewer_port)
     try:
-        return sim.run(seconds=seconds, command=tuple(command), video=video, viewer=watch)
+        with stop_on_interrupt(watch) as interrupted:
+            report = sim.run(seconds=seconds, command=tuple(command), video=video, viewer=watch)
+        report.interrupted = report.interrupted or bool(interrupted)
+        return report
     finally:
         watch.close()
 

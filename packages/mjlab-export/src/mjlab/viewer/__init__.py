@@ -3,9 +3,46 @@
 exists. `play --viewer web|native` and `deploy sim2sim --viewer web|native` use them; both need
 `mjlab-export[viewer]` (viser, mujoco)."""
 
+import contextlib
+import signal
+import threading
+
 from mjlab.viewer.web import DEFAULT_HOST, DEFAULT_PORT, CommandSlider, WebViewer
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "CommandSlider", "WebViewer", "open_viewer"]
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "CommandSlider",
+    "WebViewer",
+    "open_viewer",
+    "stop_on_interrupt",
+]
+
+
+@contextlib.contextmanager
+def stop_on_interrupt(viewer):
+    """While inside, Ctrl-C (SIGINT) ends `viewer`'s loop (`viewer.request_stop()`) instead of
+    raising KeyboardInterrupt, and further SIGINTs are ignored: `uv run` forwards the signal
+    that the terminal also sends, and the second one must not cut the summary short. Yields a
+    list that holds True once it happened. Main thread only (elsewhere it changes nothing)."""
+    interrupted: list[bool] = []
+
+    def handler(signum, frame) -> None:
+        interrupted.append(True)
+        viewer.request_stop()
+        # Ignored from now on, at the OS level, so that the twin cannot kill the process while
+        # it writes its summary or exits (Python restores SIG_DFL for its own handlers then).
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield interrupted
+    finally:
+        if not interrupted:  # after a Ctrl-C, a forwarded twin may still be on its way
+            signal.signal(signal.SIGINT, previous)
 
 
 def open_viewer(
@@ -36,7 +73,7 @@ def open_viewer(
         print(
             f"[mjlab] web viewer: {viewer.url}  (listening on {viewer.host}:{viewer.port}; "
             f"remote machine: ssh -L {viewer.port}:127.0.0.1:{viewer.port} HOST, then open "
-            f"http://127.0.0.1:{viewer.port} here; Ctrl-C stops)",
+            f"http://127.0.0.1:{viewer.port} on your computer; Ctrl-C stops)",
             flush=True,
         )
         return viewer

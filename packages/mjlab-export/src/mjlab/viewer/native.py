@@ -54,11 +54,16 @@ class NativeViewer:
         self.command: np.ndarray | None = None
         self._handle = mujoco.viewer.launch_passive(model, self.data)
         self._next_due: float | None = None
+        self._stop = False
 
     @property
     def running(self) -> bool:
-        """False once the window was closed."""
-        return self._handle.is_running()
+        """False once the window was closed or `request_stop` was called."""
+        return not self._stop and self._handle.is_running()
+
+    def request_stop(self) -> None:
+        """End the caller's loop at its next `running` check."""
+        self._stop = True
 
     def take_reset(self) -> bool:
         """Always False (the native window has no reset button)."""

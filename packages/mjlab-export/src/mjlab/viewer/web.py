@@ -156,7 +156,8 @@ class WebViewer:
         self.step_dt = float(step_dt)
         self.num_envs = int(num_envs)
         self.running = True
-        """False after `close`; callers loop `while viewer.running`."""
+        """False after `close` or `request_stop` (Ctrl-C); callers loop `while viewer.running`."""
+        self._closed = False
         self.paused = False
         """Set by the pause button; `wait` blocks while it is True (except for single steps)."""
         self.speed = 1.0
@@ -314,10 +315,16 @@ class WebViewer:
         if self._last_status is not None:
             self._status.content = self._last_status()
 
+    def request_stop(self) -> None:
+        """End the caller's loop at its next `running` check (`stop_on_interrupt` calls it on
+        Ctrl-C); the page is served until `close`."""
+        self.running = False
+
     def close(self) -> None:
         """Stop serving (idempotent)."""
-        if self.running:
-            self.running = False
+        self.running = False
+        if not self._closed:
+            self._closed = True
             with contextlib.redirect_stdout(io.StringIO()):  # "(viser) Server stopped"
                 self.server.stop()
 

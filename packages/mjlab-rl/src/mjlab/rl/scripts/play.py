@@ -4,6 +4,7 @@ an mp4, headless with nothing set (MuJoCo's EGL backend, else OSMesa, chosen bef
 imported: `mjlab.deploy.headless.choose_gl_backend`); with --viewer web, watch it live in a
 browser (`mjlab.viewer.WebViewer`, 127.0.0.1:8080 by default)."""
 
+import contextlib
 import dataclasses
 from pathlib import Path
 from typing import Any, Literal
@@ -31,12 +32,12 @@ def _cfg_type() -> Any:
         video: bool = False
         """Render env 0 to an mp4."""
         video_file: Path | None = None
-        """Where to write the video (default: videos/play.mp4 beside the checkpoint, or
-        ./videos)."""
+        """Where to write the video (default: videos/play.mp4 beside the checkpoint).
+        Without a checkpoint: ./videos/play.mp4."""
         viewer: Literal["none", "web", "native"] = "none"
-        """Watch live: "web" serves a viser page (open the printed address; on a remote machine
-        forward the port: ssh -L 8080:127.0.0.1:8080 HOST), "native" opens MuJoCo's window
-        (needs a display)."""
+        """Watch live: "web" (a page in any browser) or "native" (MuJoCo's window).
+        "web" serves the scene with viser and prints the address; on a remote machine forward
+        the port (ssh -L 8080:127.0.0.1:8080 HOST). "native" needs a display."""
         viewer_host: str = "127.0.0.1"
         """Interface the web viewer listens on (0.0.0.0: every interface)."""
         viewer_port: int = 8080
@@ -84,8 +85,14 @@ def run(task_id: str, cfg: Any) -> dict:
     ep_return = torch.zeros(env.num_envs, device=device)
     ep_length = torch.zeros(env.num_envs, dtype=torch.long, device=device)
     step = 0
+    interrupted: list[bool] = []
     try:
-        with torch.inference_mode():
+        with contextlib.ExitStack() as stack:
+            if viewer is not None:
+                from mjlab.viewer import stop_on_interrupt
+
+                interrupted = stack.enter_context(stop_on_interrupt(viewer))
+            stack.enter_context(torch.inference_mode())
             while limit is None or step < limit:
                 if watch is not None:
                     if not watch.viewer.running:
@@ -106,13 +113,11 @@ def run(task_id: str, cfg: Any) -> dict:
                     frames.append(env.render())
                 if viewer is not None:
                     _update_viewer(viewer, env, ep_length, ep_return)
-    except KeyboardInterrupt:
-        if viewer is None:
-            raise
-        print(f"\n[mjlab] stopped after {step} steps")
     finally:
         if viewer is not None:
             viewer.close()
+    if interrupted:
+        print(f"\n[mjlab] stopped after {step} steps")
     # Episodes still running count with what they reached.
     lengths += ep_length[ep_length > 0].tolist()
     returns += ep_return[ep_length > 0].tolist()
