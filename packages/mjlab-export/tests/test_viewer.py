@@ -279,9 +279,12 @@ def test_ctrl_c_twice_stops_the_loop_once_and_raises_nothing(model):
                 assert not viewer.running and interrupted == [True]
             os.kill(os.getpid(), signal.SIGINT)  # a late twin after the loop: still ignored
             time.sleep(0.1)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         with WebViewer(model, step_dt=0.02, port=0) as viewer:
             with stop_on_interrupt(viewer) as interrupted:
-                pass
-            assert not interrupted and signal.getsignal(signal.SIGINT) is not None
+                assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+            # No Ctrl-C: the handler before it is back.
+            assert not interrupted
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, before)

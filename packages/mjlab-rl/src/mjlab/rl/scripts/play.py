@@ -180,8 +180,8 @@ def _open_viewer(cfg: Any, env: Any, task_id: str) -> _Watch:
     from mjlab.viewer import open_viewer
 
     options: dict[str, Any] = {}
+    commands = _command_sliders(env) if cfg.viewer == "web" else None
     if cfg.viewer == "web":
-        commands = _command_sliders(env)
         options = {
             "num_envs": env.num_envs,
             "commands": commands[1] if commands else (),
@@ -200,7 +200,7 @@ def _open_viewer(cfg: Any, env: Any, task_id: str) -> _Watch:
         port=cfg.viewer_port,
         **options,
     )
-    return _Watch(viewer, _command_sliders(env)[0] if options.get("commands") else None)
+    return _Watch(viewer, commands[0] if commands else None)
 
 
 def _apply_viewer_inputs(watch: _Watch, env, wrapped, obs, ep_return, ep_length):
