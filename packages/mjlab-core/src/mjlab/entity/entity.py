@@ -27,6 +27,8 @@ class Entity:
     excluded; `joint_names` are the MJCF names without the scene prefix.
     """
 
+    _snapshot_exclude = ("_ctrl_cols_cache",)  # index lookups, not state
+
     def __init__(self, cfg: EntityCfg, name: str = "entity"):
         self.cfg = cfg
         self.name = name
@@ -240,6 +242,10 @@ class Entity:
         jids = np.array(self.joint_ids_global, dtype=np.int64)
         self._qpos_adr = torch.as_tensor(model.jnt_qposadr[jids], device=self.device)
         self._dof_adr = torch.as_tensor(model.jnt_dofadr[jids], device=self.device)
+        # Reads: a slice (a view, no gather) where the addresses are contiguous, as for every
+        # robot whose joints are all hinges or slides.
+        self._qpos_sel = _as_slice(model.jnt_qposadr[jids], self._qpos_adr)
+        self._dof_sel = _as_slice(model.jnt_dofadr[jids], self._dof_adr)
         if free:
             qadr, dadr = int(model.jnt_qposadr[free[0]]), int(model.jnt_dofadr[free[0]])
             self._root_qpos = slice(qadr, qadr + 7)
@@ -262,6 +268,7 @@ class Entity:
         self.actuator_names = [self.joint_names[j] for j in self.actuated_joint_ids]
         """Names of the actuated joints, in joint order (actions select actuators by these)."""
         self._ctrl_ids = torch.as_tensor(act_for_joint[self.actuated_joint_ids], device=self.device)
+        self._ctrl_cols_cache: dict[tuple[int, ...], torch.Tensor] = {}
 
         self.data = EntityData(self, model, env_origins)
 
@@ -344,21 +351,24 @@ class Entity:
                     f"shape {tuple(value.shape)}."
                 )
         else:
-            acts = torch.as_tensor(
-                self.joint_actuator_ids[np.asarray(joint_ids)], device=self.device
-            )
-            if (acts < 0).any():
-                missing = [
-                    self.joint_names[j]
-                    for j, a in zip(joint_ids, acts.tolist(), strict=True)
-                    if a < 0
-                ]
-                raise ValueError(f"Joints {missing} of entity '{self.name}' have no actuator.")
-            cols = acts
+            cols = self._ctrl_columns(joint_ids)
         if env_ids is None:
             ctrl[:, cols] = value.to(ctrl.dtype)
         else:
             ctrl[self._env_index(env_ids)[:, None], cols] = value.to(ctrl.dtype)
+
+    def _ctrl_columns(self, joint_ids) -> torch.Tensor:
+        """ctrl columns of `joint_ids` (checked on the host once per distinct list: an action
+        term writes the same joints every step without a device sync or a new index tensor)."""
+        key = tuple(int(j) for j in np.asarray(joint_ids).reshape(-1))
+        cols = self._ctrl_cols_cache.get(key)
+        if cols is None:
+            acts = self.joint_actuator_ids[np.asarray(key, dtype=np.int64)]
+            if (acts < 0).any():
+                missing = [self.joint_names[j] for j, a in zip(key, acts, strict=True) if a < 0]
+                raise ValueError(f"Joints {missing} of entity '{self.name}' have no actuator.")
+            cols = self._ctrl_cols_cache[key] = torch.as_tensor(acts, device=self.device)
+        return cols
 
     def set_joint_position_target(self, target: torch.Tensor, joint_ids=None, env_ids=None) -> None:
         """Position targets, rad, (n_envs, n_joints), for position actuators (ctrl)."""
@@ -395,16 +405,44 @@ class Entity:
                 )
 
 
+def _written(values: tuple[torch.Tensor, ...]) -> int:
+    """Sum of the tensors' version counters (bumped by in-place writes); -1 for tensors made
+    under `torch.inference_mode` (training's rollouts, `play`), which keep no counter."""
+    if values[0].is_inference():
+        return -1
+    return sum(t._version for t in values)
+
+
+def _as_slice(adr: np.ndarray, tensor: torch.Tensor) -> slice | torch.Tensor:
+    """`slice(a, b)` when `adr` is a, a+1, ..., b-1 (or empty), else the index tensor."""
+    adr = np.asarray(adr, dtype=np.int64)
+    if adr.size == 0:
+        return slice(0, 0)
+    if np.array_equal(adr, np.arange(adr[0], adr[0] + adr.size)):
+        return slice(int(adr[0]), int(adr[0]) + adr.size)
+    return tensor
+
+
 class EntityData:
     """Named torch views of one entity, all (num_envs, ...) float32 on the sim device.
 
     Frames: `_w` world, `_b` the root body frame. Units SI, angles rad, quaternions wxyz.
-    Properties read the simulation each time they are accessed (no stale caches).
+
+    The root and joint quantities (`joint_pos`, `joint_vel`, `root_link_*`,
+    `projected_gravity_b`, `heading_w`) are computed once per physics state and shared by every
+    term that reads them in a step: the cached tensor is returned until the simulation's next
+    `step`/`forward`/`reset`/`set_state`, an in-place write to `sim.data.qpos` or `qvel` (a
+    reset event's), or an in-place write to the returned tensor itself, whichever comes first.
+    Values are therefore never stale; treat them as read-only all the same (clone before
+    editing), since a write would reach the other readers of this step.
     """
+
+    _snapshot_exclude = ("_cache",)  # derived values, recomputed from the restored state
 
     def __init__(self, entity: Entity, model: mujoco.MjModel, env_origins: torch.Tensor):
         self._e = entity
         self._sim = entity.sim
+        self._cache: dict[str, tuple[tuple, tuple[torch.Tensor, ...], int]] = {}
         dev, n = entity.device, entity.num_envs
         f32 = dict(device=dev, dtype=torch.float32)
         init = entity.cfg.init_state
@@ -486,27 +524,54 @@ class EntityData:
         self.is_position_actuated = torch.tensor(is_pos[entity.actuated_joint_ids], **f32)
         """(num_actuated,) 1 where a joint's actuator is a position servo."""
 
+    def _memo(self, name: str, compute) -> tuple[torch.Tensor, ...]:
+        """`compute()` (a tuple of tensors), cached for the current physics state (see the class
+        docstring for what ends a cached value)."""
+        data = self._sim.data
+        # Values made under inference mode are not reused outside it (autograd refuses them).
+        key = (
+            self._sim.state_count,
+            data.qpos._version,
+            data.qvel._version,
+            torch.is_inference_mode_enabled(),
+        )
+        hit = self._cache.get(name)
+        if hit is not None and hit[0] == key and hit[2] == _written(hit[1]):
+            return hit[1]
+        values = compute()
+        self._cache[name] = (key, values, _written(values))
+        return values
+
     # -- joints ---------------------------------------------------------------------------------
     @property
     def joint_pos(self) -> torch.Tensor:
         """(num_envs, num_joints) joint positions, rad."""
-        return self._sim.data.qpos[:, self._e._qpos_adr].float()
+        return self._memo(
+            "joint_pos", lambda: (self._sim.data.qpos[:, self._e._qpos_sel].float(),)
+        )[0]
 
     @property
     def joint_vel(self) -> torch.Tensor:
         """(num_envs, num_joints) joint velocities, rad/s."""
-        return self._sim.data.qvel[:, self._e._dof_adr].float()
+        return self._memo("joint_vel", lambda: (self._sim.data.qvel[:, self._e._dof_sel].float(),))[
+            0
+        ]
 
     @property
     def joint_acc(self) -> torch.Tensor:
         """(num_envs, num_joints) joint accelerations of the last physics substep, rad/s^2."""
-        return self._sim.data.qacc[:, self._e._dof_adr].float()
+        return self._memo("joint_acc", lambda: (self._sim.data.qacc[:, self._e._dof_sel].float(),))[
+            0
+        ]
 
     @property
     def actuator_force(self) -> torch.Tensor:
         """(num_envs, num_joints) generalized actuator force on each joint (qfrc_actuator) of the
         last physics substep, N m."""
-        return self._sim.data.qfrc_actuator[:, self._e._dof_adr].float()
+        return self._memo(
+            "actuator_force",
+            lambda: (self._sim.data.qfrc_actuator[:, self._e._dof_sel].float(),),
+        )[0]
 
     @property
     def joint_pos_target(self) -> torch.Tensor:
@@ -514,7 +579,10 @@ class EntityData:
         return self._sim.data.ctrl[:, self._e._ctrl_ids].float()
 
     # -- root -----------------------------------------------------------------------------------
-    def _root_pose(self) -> tuple[torch.Tensor, torch.Tensor]:
+    def _root_pose(self) -> tuple[torch.Tensor, ...]:
+        return self._memo("root_pose", self._compute_root_pose)
+
+    def _compute_root_pose(self) -> tuple[torch.Tensor, torch.Tensor]:
         e = self._e
         if e.is_fixed_base:
             b = e._root_body
@@ -532,7 +600,10 @@ class EntityData:
         """(num_envs, 4) root body orientation, wxyz, world."""
         return self._root_pose()[1]
 
-    def _root_vel_b(self) -> tuple[torch.Tensor, torch.Tensor]:
+    def _root_vel_b(self) -> tuple[torch.Tensor, ...]:
+        return self._memo("root_vel_b", self._compute_root_vel_b)
+
+    def _compute_root_vel_b(self) -> tuple[torch.Tensor, torch.Tensor]:
         e = self._e
         if e.is_fixed_base:
             z = torch.zeros(e.num_envs, 3, device=e.device)
@@ -556,22 +627,30 @@ class EntityData:
         """(num_envs, 3) linear velocity of the root body origin, world, m/s."""
         if self._e.is_fixed_base:
             return torch.zeros(self._e.num_envs, 3, device=self._e.device)
-        return self._sim.data.qvel[:, self._e._root_qvel][:, :3].float()
+        return self._memo(
+            "root_lin_vel_w",
+            lambda: (self._sim.data.qvel[:, self._e._root_qvel][:, :3].float(),),
+        )[0]
 
     @property
     def root_link_ang_vel_w(self) -> torch.Tensor:
         """(num_envs, 3) angular velocity of the root body, world, rad/s."""
-        return quat_apply(self.root_link_quat_w, self.root_link_ang_vel_b)
+        return self._memo(
+            "root_ang_vel_w",
+            lambda: (quat_apply(self.root_link_quat_w, self.root_link_ang_vel_b),),
+        )[0]
 
     @property
     def projected_gravity_b(self) -> torch.Tensor:
         """(num_envs, 3) unit gravity direction (0, 0, -1) expressed in the root frame."""
-        return projected_gravity(self.root_link_quat_w)
+        return self._memo(
+            "projected_gravity_b", lambda: (projected_gravity(self.root_link_quat_w),)
+        )[0]
 
     @property
     def heading_w(self) -> torch.Tensor:
         """(num_envs,) yaw of the root's forward (x) axis in the world xy plane, rad, (-pi, pi]."""
-        return heading_from_quat(self.root_link_quat_w)
+        return self._memo("heading_w", lambda: (heading_from_quat(self.root_link_quat_w),))[0]
 
     # -- bodies ---------------------------------------------------------------------------------
     @property

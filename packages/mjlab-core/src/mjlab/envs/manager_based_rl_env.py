@@ -217,7 +217,10 @@ class ManagerBasedRlEnv:
             (including episode sums of the envs that reset in it).
 
         Raises:
-            ValueError: wrong action shape, dtype or device, or NaN/Inf in the action.
+            ValueError: wrong action shape, dtype or device, or NaN/Inf in the action (on the
+                CPU; a CUDA env does not read the action back to the host: NaN/Inf act as 0
+                and are logged as `Metrics/nonfinite_actions`, see
+                `ActionManager.host_checks`).
             RuntimeError: with `cfg.auto_reset=False`, an env whose episode ended was not
                 reset (the envs are named; call `reset(env_ids=...)`).
         """
@@ -267,6 +270,8 @@ class ManagerBasedRlEnv:
         self.extras["log"]["Metrics/nonfinite_observations"] = (
             self.observation_manager.nonfinite.float()
         )
+        if not self.action_manager.host_checks:
+            self.extras["log"]["Metrics/nonfinite_actions"] = self.action_manager.nonfinite.float()
         if self.cfg.is_finite_horizon:
             terminated, truncated = self.reset_buf.clone(), torch.zeros_like(self.reset_buf)
         else:

@@ -67,6 +67,12 @@ class ActionManager:
         self.total_action_dim = sum(t.action_dim for t in self.terms.values())
         self.action = torch.zeros(env.num_envs, self.total_action_dim, device=env.device)
         self.prev_action = torch.zeros_like(self.action)
+        self.host_checks: bool = torch.device(env.device).type == "cpu"
+        """Check actions for NaN/Inf on the host and raise (default on the CPU, where it costs
+        nothing); False (a CUDA env) keeps `step` free of host syncs: they act as 0 and are
+        counted in `nonfinite`."""
+        self.nonfinite = torch.zeros((), dtype=torch.long, device=env.device)
+        """NaN/Inf values in the last action (counted only without `host_checks`)."""
 
     @property
     def active_terms(self) -> list[str]:
@@ -88,8 +94,9 @@ class ActionManager:
         """Validate and store the policy action, then let each term process its slice.
 
         Raises:
-            ValueError: wrong shape or dtype, or NaN/Inf values; the message names the expected
-                shape.
+            ValueError: wrong shape or dtype, or (with `host_checks`, the default on the CPU)
+                NaN/Inf values; the message names the expected shape. Without `host_checks`
+                (a CUDA env) NaN/Inf values act as 0 and are counted in `nonfinite`.
         """
         expected = (self.env.num_envs, self.total_action_dim)
         if not isinstance(action, torch.Tensor):
@@ -116,11 +123,20 @@ class ActionManager:
                 "with .to(env.device) (a copy inside step would stall the device)."
             )
         action = action.to(torch.float32)
-        if not torch.isfinite(action).all():
-            bad = (~torch.isfinite(action)).any(dim=1).nonzero().flatten().tolist()
-            raise ValueError(
-                f"Actions contain NaN or Inf (envs {bad[:10]}); expected finite values of shape {expected}."
-            )
+        finite = torch.isfinite(action)
+        if self.host_checks:
+            if not finite.all():
+                bad = (~finite).any(dim=1).nonzero().flatten().tolist()
+                raise ValueError(
+                    f"Actions contain NaN or Inf (envs {bad[:10]}); expected finite values of "
+                    f"shape {expected}."
+                )
+        else:
+            # Checking on the host would stall the device every step: non-finite values act
+            # as 0 and are counted (the env logs `Metrics/nonfinite_actions`).
+            bad_values = ~finite
+            self.nonfinite = bad_values.sum()
+            action = action.masked_fill(bad_values, 0.0)
         self.prev_action[:] = self.action
         self.action[:] = action
         start = 0
@@ -132,7 +148,7 @@ class ActionManager:
         for term in self.terms.values():
             term.apply_actions()
 
-    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         self.prev_action[env_ids] = 0.0
         self.action[env_ids] = 0.0
         for term in self.terms.values():

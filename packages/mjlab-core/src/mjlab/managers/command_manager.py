@@ -75,10 +75,10 @@ class CommandTerm:
         self.resample((self.steps_left <= 0).nonzero().flatten())
         self._update_command()
 
-    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         log = {}
         for name, value in self.metrics.items():
-            log[name] = value[env_ids].mean().item()
+            log[name] = value[env_ids].mean()  # a tensor: no host sync inside step
             value[env_ids] = 0.0
         self.metric_steps[env_ids] = 0
         self.command_counter[env_ids] = 0
@@ -190,7 +190,7 @@ class CommandManager:
             term.compute(dt)
             term._apply_hold()
 
-    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         log = {}
         for name, term in self.terms.items():
             for key, value in term.reset(env_ids).items():

@@ -29,13 +29,14 @@ class CurriculumManager(ManagerBase):
         for name, term in self.cfg.items():
             self._state[name] = term.func(self.env, env_ids, **term.params)
 
-    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
-        log: dict[str, float] = {}
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
+        # Tensor values stay tensors: no host sync inside step (loggers average them).
+        log: dict[str, float | torch.Tensor] = {}
         for name, value in self._state.items():
             items = value.items() if isinstance(value, dict) else [(None, value)]
             for key, v in items:
                 if v is None:
                     continue
-                v = v.float().mean().item() if isinstance(v, torch.Tensor) else float(v)
+                v = v.float().mean() if isinstance(v, torch.Tensor) else float(v)
                 log[f"Curriculum/{name}" + (f"/{key}" if key is not None else "")] = v
         return log

@@ -76,7 +76,7 @@ class EventManager(ManagerBase):
                 left[ids] = self._sample_interval(term, len(ids))
                 term.func(self.env, ids, **term.params)
 
-    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         for name, term in self.mode_terms["interval"].items():
             if not term.is_global_time and len(env_ids):
                 self._steps_left[name][env_ids] = self._sample_interval(term, len(env_ids))

@@ -30,11 +30,12 @@ class MetricsManager(ManagerBase):
         for name, term in self.cfg.items():
             self._sums[name] += term.func(self.env, **term.params)
 
-    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+    def reset(self, env_ids: torch.Tensor) -> dict[str, torch.Tensor]:
+        # Tensors, not numbers: no host sync inside step (loggers average them).
         log = {}
         steps = self._steps[env_ids].clamp(min=1)
         for name in self.cfg:
-            log[f"Metrics/{name}"] = (self._sums[name][env_ids] / steps).mean().item()
+            log[f"Metrics/{name}"] = (self._sums[name][env_ids] / steps).mean()
             self._sums[name][env_ids] = 0.0
         self._steps[env_ids] = 0.0
         return log

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from mjlab.managers.description import (
@@ -11,14 +13,20 @@ from mjlab.managers.description import (
     plain_value,
 )
 from mjlab.managers.manager_base import ManagerBase
-from mjlab.managers.manager_term_config import ObservationGroupCfg, ObservationTermCfg
+from mjlab.managers.manager_term_config import (
+    GaussianNoiseCfg,
+    ObservationGroupCfg,
+    ObservationTermCfg,
+    UniformNoiseCfg,
+)
+from mjlab.utils.math import rand, randn
 
 
 class _TermBuffer:
-    """Delay line and history of one term, (num_envs, slots, dim) ring-less tensors.
+    """Delay line and history of one term, a (num_envs, slots, *dim) tensor, oldest first.
 
     Advanced only by `push` (once per env step); `reset(env_ids)` marks envs whose buffers
-    are refilled with their next value.
+    are refilled with their next value. Tensor operations only (no host sync).
     """
 
     def __init__(self, num_envs: int, dim: tuple[int, ...], delay: int, history: int, device):
@@ -26,19 +34,20 @@ class _TermBuffer:
         slots = delay + max(history, 1)
         self.buf = torch.zeros(num_envs, slots, *dim, device=device)
         self.needs_fill = torch.ones(num_envs, dtype=torch.bool, device=device)
+        self._per_env = (num_envs,) + (1,) * (len(dim) + 1)  # a (num_envs,) mask, broadcast
 
     def push(self, value: torch.Tensor, env_mask: torch.Tensor | None = None) -> None:
         """Append `value` for all envs, or only where `env_mask` (others stay untouched)."""
-        shifted = torch.roll(self.buf, shifts=-1, dims=1)
-        shifted[:, -1] = value
-        fill = self.needs_fill
-        shifted[fill] = value[fill].unsqueeze(1).expand_as(shifted[fill])
+        value = value.unsqueeze(1)
+        shifted = torch.cat((self.buf[:, 1:], value), dim=1)
+        fill = self.needs_fill.view(self._per_env)
+        shifted = torch.where(fill, value, shifted)
         if env_mask is None:
             self.buf = shifted
-            self.needs_fill = torch.zeros_like(fill)
+            self.needs_fill = torch.zeros_like(self.needs_fill)
         else:
-            self.buf[env_mask] = shifted[env_mask]
-            self.needs_fill = fill & ~env_mask
+            self.buf = torch.where(env_mask.view(self._per_env), shifted, self.buf)
+            self.needs_fill = self.needs_fill & ~env_mask
 
     def read(self) -> torch.Tensor:
         """(num_envs, history, dim) oldest first, or (num_envs, dim) without history."""
@@ -49,6 +58,97 @@ class _TermBuffer:
 
     def reset(self, env_ids: torch.Tensor) -> None:
         self.needs_fill[env_ids] = True
+
+
+class _FusedGroup:
+    """A concatenated group of (num_envs, d) terms processed as one (num_envs, D) tensor.
+
+    The terms are written into a preallocated raw buffer (one copy each, float32), non-finite
+    values are replaced in one pass, and noise, clip and scale are applied column-wise with
+    per-column vectors: the same element-wise operations, in the same order (noise -> clip ->
+    scale), as term by term, in a handful of tensor operations for the whole group. Terms
+    with a delay or history keep their buffer; the others are read straight from the result.
+    """
+
+    def __init__(self, terms: dict[str, ObservationTermCfg], dims: dict[str, int], n, device):
+        self.slices: dict[str, slice] = {}
+        start = 0
+        for name, d in dims.items():
+            self.slices[name] = slice(start, start + d)
+            start += d
+        width = start
+        self.raw = torch.zeros(n, width, device=device)
+        self.views = {name: self.raw[:, sl] for name, sl in self.slices.items()}
+
+        def column(values: dict[str, float], default: float) -> torch.Tensor:
+            col = torch.full((width,), default)
+            for name, v in values.items():
+                col[self.slices[name]] = torch.as_tensor(v, dtype=torch.float32)
+            return col.to(device)
+
+        uniform = {k: t.noise for k, t in terms.items() if type(t.noise) is UniformNoiseCfg}
+        gauss = {k: t.noise for k, t in terms.items() if type(t.noise) is GaussianNoiseCfg}
+        self.custom_noise = [
+            (self.slices[k], t.noise)
+            for k, t in terms.items()
+            if t.noise is not None and k not in uniform and k not in gauss
+        ]
+        self.uniform = (
+            (
+                column({k: nz.n_min for k, nz in uniform.items()}, 0.0),
+                column({k: nz.n_max - nz.n_min for k, nz in uniform.items()}, 0.0),
+            )
+            if uniform
+            else None
+        )
+        self.gauss = (
+            (
+                column({k: nz.mean for k, nz in gauss.items()}, 0.0),
+                column({k: nz.std for k, nz in gauss.items()}, 0.0),
+            )
+            if gauss
+            else None
+        )
+        clipped = {k: t.clip for k, t in terms.items() if t.clip is not None}
+        self.clip = (
+            (
+                column({k: c[0] for k, c in clipped.items()}, -math.inf),
+                column({k: c[1] for k, c in clipped.items()}, math.inf),
+            )
+            if clipped
+            else None
+        )
+        scaled = {k: t.scale for k, t in terms.items() if t.scale is not None}
+        self.scale = column(scaled, 1.0) if scaled else None  # type: ignore[arg-type]
+        self.buffered = {k for k, t in terms.items() if t.delay > 0 or t.history_length > 0}
+        # The output's pieces: runs of unbuffered terms as one slice, buffered terms by name.
+        self.pieces: list[slice | str] = []
+        for name, sl in self.slices.items():
+            if name in self.buffered:
+                self.pieces.append(name)
+            elif self.pieces and isinstance(self.pieces[-1], slice):
+                self.pieces[-1] = slice(self.pieces[-1].start, sl.stop)
+            else:
+                self.pieces.append(sl)
+
+    def process(self, corrupt: bool, gen: torch.Generator) -> torch.Tensor:
+        """noise -> clip -> scale of the raw buffer: a new (num_envs, D) tensor."""
+        obs = self.raw
+        if corrupt and self.uniform is not None:
+            low, span = self.uniform
+            obs = torch.addcmul(obs + low, rand(obs.shape, obs.device, gen), span)
+        if corrupt and self.gauss is not None:
+            mean, std = self.gauss
+            obs = torch.addcmul(obs + mean, randn(obs.shape, obs.device, gen), std)
+        if corrupt and self.custom_noise:
+            obs = obs.clone() if obs is self.raw else obs
+            for sl, noise in self.custom_noise:
+                obs[:, sl] = noise.apply(obs[:, sl], gen)
+        if self.clip is not None:
+            obs = torch.clamp(obs, self.clip[0], self.clip[1])
+        if self.scale is not None:
+            obs = obs * self.scale
+        return obs.clone() if obs is self.raw else obs
 
 
 class ObservationManager(ManagerBase):
@@ -66,6 +166,7 @@ class ObservationManager(ManagerBase):
         self.group_dims: dict[str, tuple[int, ...]] = {}
         self.term_dims: dict[str, dict[str, tuple[int, ...]]] = {}
         self._buffers: dict[str, dict[str, _TermBuffer]] = {}
+        self._fused: dict[str, _FusedGroup] = {}
         n = env.num_envs
         for group_name, group in self.cfg.items():
             terms = {k: v for k, v in group.terms.items() if v is not None}
@@ -105,6 +206,15 @@ class ObservationManager(ManagerBase):
             dims = list(self.term_dims[group_name].values())
             if group.concatenate_terms:
                 self.group_dims[group_name] = (sum(d[0] for d in dims), *dims[0][1:])
+            raw_dims = {k: b.buf.shape[2:] for k, b in self._buffers[group_name].items()}
+            if (
+                group.concatenate_terms
+                and all(len(d) == 1 for d in raw_dims.values())
+                and all(t.history_length == 0 or t.flatten_history_dim for t in terms.values())
+            ):
+                self._fused[group_name] = _FusedGroup(
+                    terms, {k: d[0] for k, d in raw_dims.items()}, n, env.device
+                )
         self._last: dict[str, torch.Tensor | dict[str, torch.Tensor]] = {}
         self._raw: dict[str, dict[str, torch.Tensor]] = {g: {} for g in self.group_terms}
         self.nonfinite = torch.zeros((), dtype=torch.long, device=env.device)
@@ -139,6 +249,9 @@ class ObservationManager(ManagerBase):
         self, group_name: str, env_mask: torch.Tensor | None = None
     ) -> torch.Tensor | dict[str, torch.Tensor]:
         group = self.cfg[group_name]
+        fused = self._fused.get(group_name)
+        if fused is not None:
+            return self._compute_fused(group_name, fused, env_mask)
         values: dict[str, torch.Tensor] = {}
         gen = self.env.rng
         for name, term in self.group_terms[group_name].items():
@@ -156,20 +269,60 @@ class ObservationManager(ManagerBase):
             if term.scale is not None:
                 obs = obs * torch.as_tensor(term.scale, device=obs.device, dtype=obs.dtype)
             buf = self._buffers[group_name][name]
-            if obs.shape[1:] != buf.buf.shape[2:]:  # shapes only: no device sync
-                raise ValueError(
-                    f"Observation term '{group_name}/{name}' returned shape {tuple(obs.shape)}; "
-                    f"it returned (num_envs, {', '.join(map(str, buf.buf.shape[2:]))}) when the "
-                    "env was built. A term's shape must not change."
-                )
-            buf.push(obs, env_mask)
-            obs = buf.read()
-            if term.history_length > 0 and term.flatten_history_dim:
-                obs = obs.reshape(obs.shape[0], -1)
+            self._check_shape(group_name, name, obs, buf)
+            if term.delay > 0 or term.history_length > 0:
+                buf.push(obs, env_mask)
+                obs = buf.read()
+                if term.history_length > 0 and term.flatten_history_dim:
+                    obs = obs.reshape(obs.shape[0], -1)
             values[name] = obs
         if group.concatenate_terms:
             return torch.cat(list(values.values()), dim=-1)
         return values
+
+    def _compute_fused(
+        self, group_name: str, fused: _FusedGroup, env_mask: torch.Tensor | None
+    ) -> torch.Tensor:
+        raw_views = self._raw[group_name]
+        for name, term in self.group_terms[group_name].items():
+            value = term.func(self.env, **term.params)
+            view = fused.views[name]
+            if value.shape != view.shape:  # shapes only: no device sync
+                raise ValueError(
+                    f"Observation term '{group_name}/{name}' returned shape "
+                    f"{tuple(value.shape)}; it returned {tuple(view.shape)} when the env was "
+                    "built. A term's shape must not change."
+                )
+            view.copy_(value)
+            raw_views[name] = view
+        # No NaN/Inf ever reaches the policy or its normalizer (a diverged world, a term
+        # dividing by zero): replaced by 0 and counted in `nonfinite`.
+        raw = fused.raw
+        self.nonfinite += raw.numel() - torch.isfinite(raw).sum()
+        torch.nan_to_num_(raw, nan=0.0, posinf=0.0, neginf=0.0)
+        obs = fused.process(self.cfg[group_name].enable_corruption, self.env.rng)
+        if not fused.buffered:
+            return obs
+        pieces = []
+        for piece in fused.pieces:
+            if isinstance(piece, slice):
+                pieces.append(obs[:, piece])
+                continue
+            term = self.group_terms[group_name][piece]
+            buf = self._buffers[group_name][piece]
+            buf.push(obs[:, fused.slices[piece]], env_mask)
+            value = buf.read()
+            pieces.append(value.reshape(value.shape[0], -1) if value.ndim > 2 else value)
+        return torch.cat(pieces, dim=-1)
+
+    @staticmethod
+    def _check_shape(group_name: str, name: str, obs: torch.Tensor, buf: _TermBuffer) -> None:
+        if obs.shape[1:] != buf.buf.shape[2:]:  # shapes only: no device sync
+            raise ValueError(
+                f"Observation term '{group_name}/{name}' returned shape {tuple(obs.shape)}; "
+                f"it returned (num_envs, {', '.join(map(str, buf.buf.shape[2:]))}) when the "
+                "env was built. A term's shape must not change."
+            )
 
     def raw_terms(self, group_name: str) -> dict[str, torch.Tensor]:
         """The raw value of every term of a group at the last `compute`, by term name.
@@ -229,7 +382,7 @@ class ObservationManager(ManagerBase):
             terms=terms,
         )
 
-    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         for group_name, terms in self.group_terms.items():
             for name, term in terms.items():
                 self._buffers[group_name][name].reset(env_ids)

@@ -37,10 +37,13 @@ class RewardManager(ManagerBase):
                 name, value, (n,), "float", "Reduce over the last dimension, e.g. .sum(dim=1)."
             )
         self.terms = {k: v for k, v in self.cfg.items() if v.weight != 0.0}
-        self._episode_sums = {k: torch.zeros(n, device=env.device) for k in self.terms}
-        self._step_reward = torch.zeros(n, len(self.terms), device=env.device)
+        t = len(self.terms)
+        self._weights = torch.tensor([v.weight for v in self.terms.values()], device=env.device)
+        self._episode_sums = torch.zeros(n, t, device=env.device)
+        """(num_envs, terms) each term's weighted reward summed over the episode so far."""
+        self._step_reward = torch.zeros(n, t, device=env.device)
         self._reward_buf = torch.zeros(n, device=env.device)
-        self._nonfinite = torch.zeros(len(self.terms), dtype=torch.long, device=env.device)
+        self._nonfinite = torch.zeros(t, dtype=torch.long, device=env.device)
         self._warned: set[str] = set()
         self._raise = getattr(env.cfg, "nonfinite_rewards", "count") == "raise"
 
@@ -67,26 +70,33 @@ class RewardManager(ManagerBase):
             FloatingPointError: with `nonfinite_rewards="raise"`, a term returned NaN/Inf (the
                 term and the envs are named).
         """
-        self._reward_buf.zero_()
-        for i, (name, term) in enumerate(self.terms.items()):
-            value = term.func(self.env, **term.params)
-            bad = ~torch.isfinite(value)
-            counted = bad if ignore is None else bad & ~ignore
-            if self._raise and bool(counted.any()):
-                envs = counted.nonzero().flatten().tolist()
-                raise FloatingPointError(
-                    f"Reward term '{name}' returned NaN/Inf for envs {envs[:10]} "
-                    "(cfg.nonfinite_rewards='raise')."
-                )
-            self._nonfinite[i] += counted.sum()
-            value = value.masked_fill(bad, 0.0) * (term.weight * dt)
-            self._reward_buf += value
-            self._episode_sums[name] += value
-            self._step_reward[:, i] = value / dt
+        if not self.terms:
+            return self._reward_buf
+        # All terms as one (num_envs, terms) tensor: the same arithmetic as term by term, in a
+        # few tensor operations whatever the number of terms, and no host sync.
+        values = torch.stack(
+            [term.func(self.env, **term.params) for term in self.terms.values()], dim=1
+        ).to(torch.float32)
+        bad = ~torch.isfinite(values)
+        counted = bad if ignore is None else bad & ~ignore[:, None]
+        if self._raise and bool(counted.any()):
+            column = int(counted.any(dim=0).nonzero()[0])
+            name = list(self.terms)[column]
+            envs = counted[:, column].nonzero().flatten().tolist()
+            raise FloatingPointError(
+                f"Reward term '{name}' returned NaN/Inf for envs {envs[:10]} "
+                "(cfg.nonfinite_rewards='raise')."
+            )
+        self._nonfinite += counted.sum(dim=0)
+        per_second = values.masked_fill_(bad, 0.0).mul_(self._weights)
+        self._step_reward = per_second
+        weighted = per_second * dt
+        self._episode_sums += weighted
+        self._reward_buf = weighted.sum(dim=1)
         return self._reward_buf
 
-    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
-        log: dict[str, float] = {}
+    def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
+        log: dict[str, float | torch.Tensor] = {}
         seconds = self.env.max_episode_length_s
         # Resets already read the episode sums back; the counts come with them.
         for name, count in zip(self.terms, self._nonfinite.tolist(), strict=True):
@@ -102,10 +112,11 @@ class RewardManager(ManagerBase):
                         stacklevel=2,
                     )
         self._nonfinite.zero_()
-        for name, term in self.terms.items():
-            log[f"Episode_Reward/{name}"] = (
-                self._episode_sums[name][env_ids].mean() / seconds
-            ).item()
-            self._episode_sums[name][env_ids] = 0.0
+        # Tensors, not floats: no host sync inside step (loggers average them).
+        means = self._episode_sums[env_ids].mean(dim=0) / seconds
+        for i, name in enumerate(self.terms):
+            log[f"Episode_Reward/{name}"] = means[i]
+        self._episode_sums[env_ids] = 0.0
+        for term in self.terms.values():
             self.reset_term(term, env_ids)
         return log

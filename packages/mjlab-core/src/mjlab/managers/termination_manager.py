@@ -24,9 +24,12 @@ class TerminationManager(ManagerBase):
                 name, value, (n,), "bool", "Return a (num_envs,) bool tensor, e.g. `x > limit`."
             )
         self.terms = self.cfg
-        self._term_dones = {
-            k: torch.zeros(n, dtype=torch.bool, device=env.device) for k in self.terms
-        }
+        self._is_time_out = torch.tensor(
+            [bool(t.time_out) for t in self.terms.values()], device=env.device
+        )
+        self._term_dones = torch.zeros(n, len(self.terms), dtype=torch.bool, device=env.device)
+        """(num_envs, terms) each term's value of the last `compute`."""
+        self._index = {name: i for i, name in enumerate(self.terms)}
         self.terminated = torch.zeros(n, dtype=torch.bool, device=env.device)
         self.truncated = torch.zeros_like(self.terminated)
 
@@ -39,26 +42,27 @@ class TerminationManager(ManagerBase):
         return self.terminated | self.truncated
 
     def compute(self) -> torch.Tensor:
-        self.terminated.zero_()
-        self.truncated.zero_()
-        for name, term in self.terms.items():
-            value = term.func(self.env, **term.params)
-            self._term_dones[name] = value
-            if term.time_out:
-                self.truncated |= value
-            else:
-                self.terminated |= value
+        if not self.terms:
+            self.terminated.zero_()
+            self.truncated.zero_()
+            return self.dones
+        self._term_dones = torch.stack(
+            [term.func(self.env, **term.params) for term in self.terms.values()], dim=1
+        )
+        self.terminated = (self._term_dones & ~self._is_time_out).any(dim=1)
         # An episode that both ends and times out counts as ended (no bootstrap).
-        self.truncated &= ~self.terminated
+        self.truncated = (self._term_dones & self._is_time_out).any(dim=1) & ~self.terminated
         return self.dones
 
     def get_term(self, name: str) -> torch.Tensor:
-        return self._term_dones[name]
+        """(num_envs,) bool: the term's value at the last `compute`."""
+        return self._term_dones[:, self._index[name]]
 
-    def reset(self, env_ids: torch.Tensor) -> dict[str, float]:
-        log = {}
-        for name, term in self.terms.items():
-            log[f"Episode_Termination/{name}"] = int(self._term_dones[name][env_ids].sum().item())
-            self._term_dones[name][env_ids] = False
+    def reset(self, env_ids: torch.Tensor) -> dict[str, torch.Tensor]:
+        # Tensors, not numbers: no host sync inside step (loggers average them).
+        counts = self._term_dones[env_ids].sum(dim=0).float()
+        log = {f"Episode_Termination/{name}": counts[i] for i, name in enumerate(self.terms)}
+        self._term_dones[env_ids] = False
+        for term in self.terms.values():
             self.reset_term(term, env_ids)
         return log

@@ -90,9 +90,9 @@ class Simulation:
         ValueError: num_envs < 1, or a backend that cannot run on `device`.
     """
 
-    _snapshot_exclude = ("data", "_backend")
+    _snapshot_exclude = ("data", "_backend", "state_count")
     """Not in an env's `get_state` walk: the physics state is `get_state` below, and the data
-    views are recomputed from it by the next call."""
+    views are recomputed from it by the next call (`state_count` only keys caches)."""
 
     def __init__(
         self,
@@ -135,6 +135,11 @@ class Simulation:
         self.backend: str = backend
         """The backend in use: "mujoco" or "warp"."""
         self.data = SimData(self._backend)
+        self.state_count = 0
+        """Counts the calls that rewrite the outputs (`step`, `forward`, `reset`, `set_state`):
+        a cache of quantities derived from `data` is current while this and the `_version` of
+        the state views it read (`qpos`, `qvel`: torch bumps it on every in-place write) are
+        unchanged (`mjlab.entity.EntityData` caches its derived values this way)."""
         self.diverged = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
         """(num_envs,) bool: worlds that went non-finite or that MuJoCo reset for instability
         since their last `reset`. The env resets them and counts them in its logs."""
@@ -153,6 +158,7 @@ class Simulation:
         independent). No per-world Python work and no host-device copies.
         """
         self._backend.step(nstep)
+        self.state_count += 1
         if self.cfg.check_divergence:
             self.diverged |= self._backend.newly_diverged().to(self.device, non_blocking=True)
 
@@ -179,6 +185,7 @@ class Simulation:
         """Recompute derived quantities (mj_forward) of the worlds `env_ids` (None: all) from their
         current state; the other worlds' outputs are left as they were."""
         self._backend.forward(self._ids(env_ids))
+        self.state_count += 1
 
     def reset(
         self,
@@ -193,6 +200,7 @@ class Simulation:
             raise ValueError(f"keyframe {keyframe} out of range: model has {self.mj_model.nkey}.")
         ids = self._ids(env_ids)
         self._backend.reset(ids, keyframe, forward)
+        self.state_count += 1
         if ids is None:
             self.diverged.zero_()
         else:
@@ -270,6 +278,7 @@ class Simulation:
         """
         self.check_state(state)
         self._backend.set_state(state)
+        self.state_count += 1
 
     def check_state(self, state: dict[str, torch.Tensor]) -> None:
         """Raise ValueError unless `set_state(state)` fits this simulation (nothing is written)."""
