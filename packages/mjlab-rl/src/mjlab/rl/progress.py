@@ -65,7 +65,8 @@ class TrainingProgress:
         self.prefix = prefix
         self.records: list[dict[str, float]] = []
         """One dict per iteration: iteration, wall_time_s, steps_per_s, mean_reward,
-        mean_episode_length and each logged `Episode_Reward/<term>` (as `reward/<term>`)."""
+        mean_episode_length, collect_s and update_s (when given) and each logged
+        `Episode_Reward/<term>` (as `reward/<term>`)."""
         self._start = time.monotonic()
         self._width = 0
         self._done = 0
@@ -77,9 +78,12 @@ class TrainingProgress:
         mean_reward: float | None,
         mean_episode_length: float | None,
         terms: dict[str, float] | None = None,
+        collect_s: float | None = None,
+        update_s: float | None = None,
     ) -> None:
         """Record one finished iteration and show it. `terms`: `{term: episode value}` of the
-        reward terms (the `Episode_Reward/<term>` log values)."""
+        reward terms (the `Episode_Reward/<term>` log values); `collect_s` / `update_s`: the
+        iteration's rollout (env steps and policy inference) and PPO update times, s."""
         self._done += 1
         wall = time.monotonic() - self._start
         record: dict[str, float] = {
@@ -91,6 +95,9 @@ class TrainingProgress:
                 math.nan if mean_episode_length is None else float(mean_episode_length)
             ),
         }
+        if collect_s is not None and update_s is not None:
+            record["collect_s"] = float(collect_s)
+            record["update_s"] = float(update_s)
         for name, value in (terms or {}).items():
             record[f"reward/{name}"] = float(value)
         self.records.append(record)
@@ -99,8 +106,10 @@ class TrainingProgress:
         parts = [
             f"{self.prefix} it {iteration + 1}/{self.total}",
             f"{_rate(steps_per_s)} steps/s",
-            f"ETA {_eta(eta)}",
         ]
+        if collect_s is not None and update_s is not None:
+            parts.append(f"collect {collect_s:.2f}s + update {update_s:.2f}s")
+        parts.append(f"ETA {_eta(eta)}")
         if mean_reward is not None:
             parts.append(f"reward {mean_reward:.3g}")
         if mean_episode_length is not None:

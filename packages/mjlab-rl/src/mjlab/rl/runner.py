@@ -103,6 +103,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             statistics.mean(rewards) if len(rewards) else None,
             statistics.mean(lengths) if len(lengths) else None,
             terms,
+            collect_s=collect_time,
+            update_s=learn_time,
         )
         return None
 
