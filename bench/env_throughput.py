@@ -9,6 +9,10 @@ time from constructing the env to its first step.
     uv run python bench/env_throughput.py --device cuda:0 # MuJoCo Warp, CUDA graphs on
     uv run python bench/env_throughput.py --device cuda:0 --no-cuda-graph
 
+Then a short profile of the env step at each N: milliseconds per step in the physics and in
+each manager (wall time; on CUDA each phase is synchronized, which the real step is not).
+The goals (issue #15, Go1 flat on CPU): ratio >= 0.85 at N=1024 and >= 0.70 at N=64.
+
 `--json-out FILE` appends one JSON line per N (bench/gpu_check.sh collects them).
 """
 
@@ -52,6 +56,7 @@ def main() -> None:
     print(
         f"{'N':>6} {'env steps/s':>13} {'raw env-equiv steps/s':>22} {'ratio':>6} {'build+first step s':>19}"
     )
+    profiles: dict[int, dict[str, float]] = {}
     for n in args.num_envs:
         cfg = load_env_cfg(args.task)
         cfg.scene.num_envs = n
@@ -89,6 +94,7 @@ def main() -> None:
             sync()
             rates.setdefault(name, []).append(calls * n / (time.perf_counter() - start))
         env_rate, raw_rate = (sum(rates[k]) / 2 for k in ("env", "raw"))
+        profiles[n] = profile(env, env_step, sync, args.seconds)
         print(
             f"{n:>6} {env_rate:>13,.0f} {raw_rate:>22,.0f} {env_rate / raw_rate:>6.2f} {first:>19.2f}"
         )
@@ -106,6 +112,62 @@ def main() -> None:
             with args.json_out.open("a") as f:
                 f.write(json.dumps(row) + "\n")
         env.close()
+    print("\nprofile: ms per env step (physics = Simulation.step, decimation substeps)")
+    names = list(dict.fromkeys(k for p in profiles.values() for k in p))
+    print(f"{'phase':>22} " + " ".join(f"{'N=' + str(n):>9}" for n in profiles))
+    for name in names:
+        print(f"{name:>22} " + " ".join(f"{p.get(name, 0.0):>9.3f}" for p in profiles.values()))
+
+
+def profile(env, env_step, sync, seconds: float) -> dict[str, float]:
+    """Wall time per env step of each phase of `ManagerBasedRlEnv.step`, ms."""
+    phases = {
+        "physics": (env.sim, "step"),
+        "actions": (env.action_manager, "process_action"),
+        "apply actions": (env.action_manager, "apply_action"),
+        "sensors": (env.scene, "update"),
+        "terminations": (env.termination_manager, "compute"),
+        "rewards": (env.reward_manager, "compute"),
+        "metrics": (env.metrics_manager, "compute"),
+        "resets": (env, "_reset_idx"),
+        "commands": (env.command_manager, "compute"),
+        "events": (env.event_manager, "apply"),
+        "observations": (env.observation_manager, "compute"),
+    }
+    spent = dict.fromkeys(phases, 0.0)
+    depth = [0]  # a phase called inside another (reset events) counts for the outer one
+
+    def timed(label, fn):
+        def wrapper(*a, **k):
+            if depth[0]:
+                return fn(*a, **k)
+            depth[0] += 1
+            sync()
+            t = time.perf_counter()
+            try:
+                out = fn(*a, **k)
+                sync()
+            finally:
+                depth[0] -= 1
+            spent[label] += time.perf_counter() - t
+            return out
+
+        return wrapper
+
+    for label, (obj, name) in phases.items():
+        setattr(obj, name, timed(label, getattr(obj, name)))
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds / 2:
+        env_step()
+        steps += 1
+    sync()
+    total = time.perf_counter() - start
+    for obj, name in phases.values():
+        delattr(obj, name)  # the instance attribute: back to the class's method
+    out = {k: v / steps * 1e3 for k, v in spent.items()}
+    out["other (step itself)"] = total / steps * 1e3 - sum(out.values())
+    out["total"] = total / steps * 1e3
+    return out
 
 
 if __name__ == "__main__":
