@@ -193,3 +193,16 @@ def test_without_host_checks_a_nan_action_acts_as_zero_and_is_counted():
     assert env.extras["log"]["Metrics/nonfinite_actions"].item() == 2
     assert torch.isfinite(env.action_manager.action).all()
     assert env.action_manager.action[1, 3] == 0.0
+
+
+def test_stacked_rewards_round_exactly_like_adding_the_terms_one_by_one():
+    env = _go1(num_envs=8)
+    dim = env.action_manager.total_action_dim
+    manager = env.reward_manager
+    for _ in range(3):
+        env.step(torch.randn(8, dim) * 0.5)
+        expected = torch.zeros(8)
+        for term in manager.terms.values():
+            value = term.func(env, **term.params).float()
+            expected += value * (term.weight * env.step_dt)
+        assert torch.equal(manager.compute(dt=env.step_dt), expected)

@@ -27,7 +27,7 @@ GO1 = [
 ]
 # Wall-clock values: logged, never reproducible.
 _CLOCK = {"infos.run_state.logger.tot_time"}
-_CLOCK_COLUMNS = {"wall_time_s", "steps_per_s"}
+_CLOCK_COLUMNS = {"wall_time_s", "steps_per_s", "collect_s", "update_s"}
 
 
 def _train(log_root: Path, argv: list[str], *options: str, export: bool = False) -> Path:

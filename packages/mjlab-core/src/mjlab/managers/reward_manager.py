@@ -22,6 +22,7 @@ class RewardManager(ManagerBase):
     """
 
     kind = "Reward term"
+    _snapshot_exclude = ("_weights_dt",)  # derived from the weights and dt
 
     def __init__(self, cfg: dict[str, RewardTermCfg | None], env):
         super().__init__(cfg, env)
@@ -44,6 +45,7 @@ class RewardManager(ManagerBase):
         self._step_reward = torch.zeros(n, t, device=env.device)
         self._reward_buf = torch.zeros(n, device=env.device)
         self._nonfinite = torch.zeros(t, dtype=torch.long, device=env.device)
+        self._weights_dt: tuple[float, torch.Tensor] | None = None
         self._warned: set[str] = set()
         self._raise = getattr(env.cfg, "nonfinite_rewards", "count") == "raise"
 
@@ -88,12 +90,25 @@ class RewardManager(ManagerBase):
                 "(cfg.nonfinite_rewards='raise')."
             )
         self._nonfinite += counted.sum(dim=0)
-        per_second = values.masked_fill_(bad, 0.0).mul_(self._weights)
-        self._step_reward = per_second
-        weighted = per_second * dt
+        # The arithmetic of adding the terms one by one, rounding included: each value times
+        # float32(weight * dt), added in term order in float32 (torch's sum and cumsum
+        # accumulate differently, and a training run is chaotic enough to follow the last bit).
+        weighted = values.masked_fill_(bad, 0.0).mul_(self._weights_times(dt))
+        self._step_reward = weighted / dt
         self._episode_sums += weighted
-        self._reward_buf = weighted.sum(dim=1)
+        columns = weighted.unbind(dim=1)
+        reward = columns[0].clone()
+        for column in columns[1:]:
+            reward += column
+        self._reward_buf = reward
         return self._reward_buf
+
+    def _weights_times(self, dt: float) -> torch.Tensor:
+        """(terms,) float32(weight * dt), made once per `dt`."""
+        if self._weights_dt is None or self._weights_dt[0] != dt:
+            values = [float(term.weight) * dt for term in self.terms.values()]
+            self._weights_dt = (dt, torch.tensor(values, device=self._weights.device))
+        return self._weights_dt[1]
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         log: dict[str, float | torch.Tensor] = {}
