@@ -206,3 +206,15 @@ def test_stacked_rewards_round_exactly_like_adding_the_terms_one_by_one():
             value = term.func(env, **term.params).float()
             expected += value * (term.weight * env.step_dt)
         assert torch.equal(manager.compute(dt=env.step_dt), expected)
+
+
+def test_a_reward_weight_changed_while_training_takes_effect_at_once():
+    env = _go1(num_envs=4)
+    dim = env.action_manager.total_action_dim
+    env.step(torch.randn(4, dim) * 0.5)
+    manager = env.reward_manager
+    before = manager.compute(dt=env.step_dt).clone()
+    manager.terms["track_lin_vel_xy_exp"].weight += 2.0  # a curriculum's edit
+    after = manager.compute(dt=env.step_dt)
+    value = manager.terms["track_lin_vel_xy_exp"].func(env, std=0.5)
+    torch.testing.assert_close(after - before, value * 2.0 * env.step_dt)

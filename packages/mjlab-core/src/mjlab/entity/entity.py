@@ -360,7 +360,10 @@ class Entity:
     def _ctrl_columns(self, joint_ids) -> torch.Tensor:
         """ctrl columns of `joint_ids` (checked on the host once per distinct list: an action
         term writes the same joints every step without a device sync or a new index tensor)."""
-        key = tuple(int(j) for j in np.asarray(joint_ids).reshape(-1))
+        ids = np.asarray(joint_ids)
+        if ids.dtype == bool:
+            raise TypeError(f"Entity '{self.name}': joint_ids must be joint indices, not a mask.")
+        key = tuple(int(j) for j in ids.reshape(-1))
         cols = self._ctrl_cols_cache.get(key)
         if cols is None:
             acts = self.joint_actuator_ids[np.asarray(key, dtype=np.int64)]
@@ -408,7 +411,7 @@ class Entity:
 def _written(values: tuple[torch.Tensor, ...]) -> int:
     """Sum of the tensors' version counters (bumped by in-place writes); -1 for tensors made
     under `torch.inference_mode` (training's rollouts, `play`), which keep no counter."""
-    if values[0].is_inference():
+    if any(t.is_inference() for t in values):
         return -1
     return sum(t._version for t in values)
 
@@ -433,8 +436,9 @@ class EntityData:
     term that reads them in a step: the cached tensor is returned until the simulation's next
     `step`/`forward`/`reset`/`set_state`, an in-place write to `sim.data.qpos` or `qvel` (a
     reset event's), or an in-place write to the returned tensor itself, whichever comes first.
-    Values are therefore never stale; treat them as read-only all the same (clone before
-    editing), since a write would reach the other readers of this step.
+    The values are copies (never views of the simulation, on either backend). Treat them as
+    read-only all the same: under `torch.inference_mode` (training rollouts, `play`) tensors keep
+    no version counter, so an edit there would reach the other readers of this physics state.
     """
 
     _snapshot_exclude = ("_cache",)  # derived values, recomputed from the restored state
@@ -547,22 +551,25 @@ class EntityData:
     def joint_pos(self) -> torch.Tensor:
         """(num_envs, num_joints) joint positions, rad."""
         return self._memo(
-            "joint_pos", lambda: (self._sim.data.qpos[:, self._e._qpos_sel].float(),)
+            "joint_pos",
+            lambda: (self._sim.data.qpos[:, self._e._qpos_sel].to(torch.float32, copy=True),),
         )[0]
 
     @property
     def joint_vel(self) -> torch.Tensor:
         """(num_envs, num_joints) joint velocities, rad/s."""
-        return self._memo("joint_vel", lambda: (self._sim.data.qvel[:, self._e._dof_sel].float(),))[
-            0
-        ]
+        return self._memo(
+            "joint_vel",
+            lambda: (self._sim.data.qvel[:, self._e._dof_sel].to(torch.float32, copy=True),),
+        )[0]
 
     @property
     def joint_acc(self) -> torch.Tensor:
         """(num_envs, num_joints) joint accelerations of the last physics substep, rad/s^2."""
-        return self._memo("joint_acc", lambda: (self._sim.data.qacc[:, self._e._dof_sel].float(),))[
-            0
-        ]
+        return self._memo(
+            "joint_acc",
+            lambda: (self._sim.data.qacc[:, self._e._dof_sel].to(torch.float32, copy=True),),
+        )[0]
 
     @property
     def actuator_force(self) -> torch.Tensor:
@@ -570,13 +577,15 @@ class EntityData:
         last physics substep, N m."""
         return self._memo(
             "actuator_force",
-            lambda: (self._sim.data.qfrc_actuator[:, self._e._dof_sel].float(),),
+            lambda: (
+                self._sim.data.qfrc_actuator[:, self._e._dof_sel].to(torch.float32, copy=True),
+            ),
         )[0]
 
     @property
     def joint_pos_target(self) -> torch.Tensor:
         """(num_envs, num_actuated) current ctrl of the actuated joints (targets)."""
-        return self._sim.data.ctrl[:, self._e._ctrl_ids].float()
+        return self._sim.data.ctrl[:, self._e._ctrl_ids].to(torch.float32, copy=True)
 
     # -- root -----------------------------------------------------------------------------------
     def _root_pose(self) -> tuple[torch.Tensor, ...]:
@@ -586,8 +595,10 @@ class EntityData:
         e = self._e
         if e.is_fixed_base:
             b = e._root_body
-            return self._sim.data.xpos[:, b].float(), self._sim.data.xquat[:, b].float()
-        q = self._sim.data.qpos[:, e._root_qpos].float()
+            return self._sim.data.xpos[:, b].to(torch.float32, copy=True), self._sim.data.xquat[
+                :, b
+            ].to(torch.float32, copy=True)
+        q = self._sim.data.qpos[:, e._root_qpos].to(torch.float32, copy=True)
         return q[:, :3], q[:, 3:7]
 
     @property
@@ -608,7 +619,7 @@ class EntityData:
         if e.is_fixed_base:
             z = torch.zeros(e.num_envs, 3, device=e.device)
             return z, z.clone()
-        v = self._sim.data.qvel[:, e._root_qvel].float()
+        v = self._sim.data.qvel[:, e._root_qvel].to(torch.float32, copy=True)
         # Free joint: linear velocity in world, angular velocity already in the body frame.
         return quat_apply_inverse(self.root_link_quat_w, v[:, :3]), v[:, 3:6]
 
@@ -629,7 +640,9 @@ class EntityData:
             return torch.zeros(self._e.num_envs, 3, device=self._e.device)
         return self._memo(
             "root_lin_vel_w",
-            lambda: (self._sim.data.qvel[:, self._e._root_qvel][:, :3].float(),),
+            lambda: (
+                self._sim.data.qvel[:, self._e._root_qvel][:, :3].to(torch.float32, copy=True),
+            ),
         )[0]
 
     @property

@@ -18,7 +18,7 @@ class RewardManager(ManagerBase):
     A term value that is NaN or Inf counts as 0 and is counted: the counts since the last reset
     are logged as `Metrics/nonfinite_reward/<term>` (only when not zero) and the first one of
     each term is warned about, naming it. With `cfg.nonfinite_rewards = "raise"` the step raises
-    instead (one host sync per term and step: a debugging setting).
+    instead (one host sync per step: a debugging setting).
     """
 
     kind = "Reward term"
@@ -45,7 +45,7 @@ class RewardManager(ManagerBase):
         self._step_reward = torch.zeros(n, t, device=env.device)
         self._reward_buf = torch.zeros(n, device=env.device)
         self._nonfinite = torch.zeros(t, dtype=torch.long, device=env.device)
-        self._weights_dt: tuple[float, torch.Tensor] | None = None
+        self._weights_dt: tuple[tuple[float, ...], torch.Tensor] | None = None
         self._warned: set[str] = set()
         self._raise = getattr(env.cfg, "nonfinite_rewards", "count") == "raise"
 
@@ -104,16 +104,19 @@ class RewardManager(ManagerBase):
         return self._reward_buf
 
     def _weights_times(self, dt: float) -> torch.Tensor:
-        """(terms,) float32(weight * dt), made once per `dt`."""
-        if self._weights_dt is None or self._weights_dt[0] != dt:
-            values = [float(term.weight) * dt for term in self.terms.values()]
-            self._weights_dt = (dt, torch.tensor(values, device=self._weights.device))
+        """(terms,) float32(weight * dt), made again only when `dt` or a weight changes."""
+        # Keyed on the weights too: a curriculum may change a term's weight while training.
+        key = (dt, *(float(term.weight) for term in self.terms.values()))
+        if self._weights_dt is None or self._weights_dt[0] != key:
+            values = [w * dt for w in key[1:]]
+            self._weights_dt = (key, torch.tensor(values, device=self._weights.device))
         return self._weights_dt[1]
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         log: dict[str, float | torch.Tensor] = {}
         seconds = self.env.max_episode_length_s
-        # Resets already read the episode sums back; the counts come with them.
+        # The per-term counts are read here (one device-to-host copy in a step with resets):
+        # the only value `step` reads back besides the reset indices.
         for name, count in zip(self.terms, self._nonfinite.tolist(), strict=True):
             if count:
                 log[f"Metrics/nonfinite_reward/{name}"] = float(count)

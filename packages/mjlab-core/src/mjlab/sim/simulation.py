@@ -232,6 +232,7 @@ class Simulation:
         world is recomputed (from its own fields, so unchanged worlds get the same values).
         """
         self._backend.set_const(self._ids(env_ids))
+        self.state_count += 1  # MuJoCo Warp recomputes outputs here
 
     def ray(
         self,
