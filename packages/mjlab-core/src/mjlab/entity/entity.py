@@ -416,6 +416,11 @@ def _written(values: tuple[torch.Tensor, ...]) -> int:
     return sum(t._version for t in values)
 
 
+def _f32(value: torch.Tensor) -> torch.Tensor:
+    """A float32 copy (on MuJoCo Warp `.float()` of a float32 view would be the view itself)."""
+    return value.to(torch.float32, copy=True)
+
+
 def _as_slice(adr: np.ndarray, tensor: torch.Tensor) -> slice | torch.Tensor:
     """`slice(a, b)` when `adr` is a, a+1, ..., b-1 (or empty), else the index tensor."""
     adr = np.asarray(adr, dtype=np.int64)
@@ -550,17 +555,16 @@ class EntityData:
     @property
     def joint_pos(self) -> torch.Tensor:
         """(num_envs, num_joints) joint positions, rad."""
-        return self._memo(
-            "joint_pos",
-            lambda: (self._sim.data.qpos[:, self._e._qpos_sel].to(torch.float32, copy=True),),
-        )[0]
+        return self._memo("joint_pos", lambda: (_f32(self._sim.data.qpos[:, self._e._qpos_sel]),))[
+            0
+        ]
 
     @property
     def joint_vel(self) -> torch.Tensor:
         """(num_envs, num_joints) joint velocities, rad/s."""
         return self._memo(
             "joint_vel",
-            lambda: (self._sim.data.qvel[:, self._e._dof_sel].to(torch.float32, copy=True),),
+            lambda: (_f32(self._sim.data.qvel[:, self._e._dof_sel]),),
         )[0]
 
     @property
@@ -568,7 +572,7 @@ class EntityData:
         """(num_envs, num_joints) joint accelerations of the last physics substep, rad/s^2."""
         return self._memo(
             "joint_acc",
-            lambda: (self._sim.data.qacc[:, self._e._dof_sel].to(torch.float32, copy=True),),
+            lambda: (_f32(self._sim.data.qacc[:, self._e._dof_sel]),),
         )[0]
 
     @property
@@ -577,15 +581,13 @@ class EntityData:
         last physics substep, N m."""
         return self._memo(
             "actuator_force",
-            lambda: (
-                self._sim.data.qfrc_actuator[:, self._e._dof_sel].to(torch.float32, copy=True),
-            ),
+            lambda: (_f32(self._sim.data.qfrc_actuator[:, self._e._dof_sel]),),
         )[0]
 
     @property
     def joint_pos_target(self) -> torch.Tensor:
         """(num_envs, num_actuated) current ctrl of the actuated joints (targets)."""
-        return self._sim.data.ctrl[:, self._e._ctrl_ids].to(torch.float32, copy=True)
+        return self._sim.data.ctrl[:, self._e._ctrl_ids].float()
 
     # -- root -----------------------------------------------------------------------------------
     def _root_pose(self) -> tuple[torch.Tensor, ...]:
@@ -595,10 +597,8 @@ class EntityData:
         e = self._e
         if e.is_fixed_base:
             b = e._root_body
-            return self._sim.data.xpos[:, b].to(torch.float32, copy=True), self._sim.data.xquat[
-                :, b
-            ].to(torch.float32, copy=True)
-        q = self._sim.data.qpos[:, e._root_qpos].to(torch.float32, copy=True)
+            return _f32(self._sim.data.xpos[:, b]), _f32(self._sim.data.xquat[:, b])
+        q = _f32(self._sim.data.qpos[:, e._root_qpos])
         return q[:, :3], q[:, 3:7]
 
     @property
@@ -619,7 +619,7 @@ class EntityData:
         if e.is_fixed_base:
             z = torch.zeros(e.num_envs, 3, device=e.device)
             return z, z.clone()
-        v = self._sim.data.qvel[:, e._root_qvel].to(torch.float32, copy=True)
+        v = _f32(self._sim.data.qvel[:, e._root_qvel])
         # Free joint: linear velocity in world, angular velocity already in the body frame.
         return quat_apply_inverse(self.root_link_quat_w, v[:, :3]), v[:, 3:6]
 
@@ -640,9 +640,7 @@ class EntityData:
             return torch.zeros(self._e.num_envs, 3, device=self._e.device)
         return self._memo(
             "root_lin_vel_w",
-            lambda: (
-                self._sim.data.qvel[:, self._e._root_qvel][:, :3].to(torch.float32, copy=True),
-            ),
+            lambda: (_f32(self._sim.data.qvel[:, self._e._root_qvel][:, :3]),),
         )[0]
 
     @property

@@ -65,9 +65,11 @@ class _FusedGroup:
 
     The terms are written into a preallocated raw buffer (one copy each, float32), non-finite
     values are replaced in one pass, and noise, clip and scale are applied column-wise with
-    per-column vectors: the same element-wise operations, in the same order (noise -> clip ->
-    scale), as term by term, in a handful of tensor operations for the whole group. Terms
-    with a delay or history keep their buffer; the others are read straight from the result.
+    per-column vectors, in the order of the term-by-term path (noise -> clip -> scale), in a
+    handful of tensor operations for the whole group. The noise is drawn once for the group, so
+    its random numbers differ from a draw per term. Noise, clip and scale are read from the
+    config here, when the env is built. Terms with a delay or history keep their buffer; the
+    others are read straight from the result.
     """
 
     def __init__(self, terms: dict[str, ObservationTermCfg], dims: dict[str, int], n, device):
@@ -269,7 +271,7 @@ class ObservationManager(ManagerBase):
             if term.scale is not None:
                 obs = obs * torch.as_tensor(term.scale, device=obs.device, dtype=obs.dtype)
             buf = self._buffers[group_name][name]
-            self._check_shape(group_name, name, obs, buf)
+            self._check_shape(group_name, name, obs, (obs.shape[0], *buf.buf.shape[2:]))
             if term.delay > 0 or term.history_length > 0:
                 buf.push(obs, env_mask)
                 obs = buf.read()
@@ -287,12 +289,7 @@ class ObservationManager(ManagerBase):
         for name, term in self.group_terms[group_name].items():
             value = term.func(self.env, **term.params)
             view = fused.views[name]
-            if value.shape != view.shape:  # shapes only: no device sync
-                raise ValueError(
-                    f"Observation term '{group_name}/{name}' returned shape "
-                    f"{tuple(value.shape)}; it returned {tuple(view.shape)} when the env was "
-                    "built. A term's shape must not change."
-                )
+            self._check_shape(group_name, name, value, view.shape)
             view.copy_(value)
             raw_views[name] = view
         # No NaN/Inf ever reaches the policy or its normalizer (a diverged world, a term
@@ -308,7 +305,6 @@ class ObservationManager(ManagerBase):
             if isinstance(piece, slice):
                 pieces.append(obs[:, piece])
                 continue
-            term = self.group_terms[group_name][piece]
             buf = self._buffers[group_name][piece]
             buf.push(obs[:, fused.slices[piece]], env_mask)
             value = buf.read()
@@ -316,12 +312,12 @@ class ObservationManager(ManagerBase):
         return torch.cat(pieces, dim=-1)
 
     @staticmethod
-    def _check_shape(group_name: str, name: str, obs: torch.Tensor, buf: _TermBuffer) -> None:
-        if obs.shape[1:] != buf.buf.shape[2:]:  # shapes only: no device sync
+    def _check_shape(group_name: str, name: str, obs: torch.Tensor, expected) -> None:
+        if obs.shape != tuple(expected):  # shapes only: no device sync
             raise ValueError(
                 f"Observation term '{group_name}/{name}' returned shape {tuple(obs.shape)}; "
-                f"it returned (num_envs, {', '.join(map(str, buf.buf.shape[2:]))}) when the "
-                "env was built. A term's shape must not change."
+                f"it returned {tuple(expected)} when the env was built. A term's shape must "
+                "not change."
             )
 
     def raw_terms(self, group_name: str) -> dict[str, torch.Tensor]:

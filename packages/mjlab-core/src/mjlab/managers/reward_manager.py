@@ -39,7 +39,6 @@ class RewardManager(ManagerBase):
             )
         self.terms = {k: v for k, v in self.cfg.items() if v.weight != 0.0}
         t = len(self.terms)
-        self._weights = torch.tensor([v.weight for v in self.terms.values()], device=env.device)
         self._episode_sums = torch.zeros(n, t, device=env.device)
         """(num_envs, terms) each term's weighted reward summed over the episode so far."""
         self._step_reward = torch.zeros(n, t, device=env.device)
@@ -109,7 +108,7 @@ class RewardManager(ManagerBase):
         key = (dt, *(float(term.weight) for term in self.terms.values()))
         if self._weights_dt is None or self._weights_dt[0] != key:
             values = [w * dt for w in key[1:]]
-            self._weights_dt = (key, torch.tensor(values, device=self._weights.device))
+            self._weights_dt = (key, torch.tensor(values, device=self.env.device))
         return self._weights_dt[1]
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
