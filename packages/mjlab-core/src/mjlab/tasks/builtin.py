@@ -36,3 +36,18 @@ for _task_id, _env_cfg, _play_env_cfg, _ppo_cfg in _VELOCITY_TASKS:
         play_env_cfg=_play_env_cfg,
         rl_cfg=f"mjlab.rl.task_cfgs:{_ppo_cfg}",
     )
+
+from mjlab.tasks.tracking.config import g1 as _g1_tracking  # noqa: E402
+
+register_mjlab_task(
+    "Mjlab-Tracking-Flat-Unitree-G1",
+    env_cfg=_g1_tracking.flat,
+    play_env_cfg=_g1_tracking.flat_play,
+    rl_cfg="mjlab.rl.task_cfgs:tracking_g1_ppo_cfg",
+)
+register_mjlab_task(
+    "Mjlab-Tracking-Flat-Unitree-G1-No-State-Estimation",
+    env_cfg=_g1_tracking.flat_no_state_estimation,
+    play_env_cfg=_g1_tracking.flat_no_state_estimation_play,
+    rl_cfg="mjlab.rl.task_cfgs:tracking_g1_ppo_cfg",
+)

@@ -3,7 +3,8 @@
 `OnnxPolicy` runs the file (the observation pipeline and action processing exactly as in
 training); `DeploymentMetadata` is what the file carries; `ControlLoop` runs it on a `Robot` at the
 file's control rate with a soft start, limits, fault handling and damping. `mjlab.deploy.gains`
-reads per-joint gains from a MuJoCo model; `mjlab.deploy.mujoco_robot.MujocoRobot` and
+reads per-joint gains from a MuJoCo model; `MotionPlayer` plays a tracking policy's reference
+motion and produces its command terms; `mjlab.deploy.mujoco_robot.MujocoRobot` and
 `mjlab.deploy.sim2sim` run the policy in plain MuJoCo (both need mjlab-export[sim]).
 """
 
@@ -22,9 +23,11 @@ from mjlab.deploy.metadata import (
     SCHEMA_VERSION,
     CommandSpec,
     DeploymentMetadata,
+    MotionSpec,
     ObservationTermSpec,
     RobotModelSpec,
 )
+from mjlab.deploy.motion import MotionPlayer
 from mjlab.deploy.policy import OnnxPolicy
 
 __all__ = [
@@ -37,6 +40,8 @@ __all__ = [
     "JointCommand",
     "JointGains",
     "LoopStats",
+    "MotionPlayer",
+    "MotionSpec",
     "ObservationTermSpec",
     "OnnxPolicy",
     "Robot",

@@ -81,6 +81,9 @@ class Sim2sim:
     """Interface the web viewer listens on (0.0.0.0: every interface)."""
     viewer_port: int = 8080
     """Port of the web viewer (the next free one when taken)."""
+    motion: Path | None = None
+    """A tracking policy's motion file (.npz): play it once from its first frame and report
+    how closely the robot follows it (--command is not used)."""
 
 
 @dataclasses.dataclass
@@ -100,10 +103,18 @@ class Run:
     """Time to move from the measured pose to the default pose before the policy acts, s."""
     realtime: bool = True
     """Keep the wall-clock control period (False: as fast as the simulation runs)."""
+    motion: Path | None = None
+    """A tracking policy's motion file (.npz): the loop plays it, one frame per cycle."""
 
 
 def run(
-    policy_path: Path, robot: str, command, seconds: float, soft_start_s: float, realtime: bool
+    policy_path: Path,
+    robot: str,
+    command,
+    seconds: float,
+    soft_start_s: float,
+    realtime: bool,
+    motion: Path | None = None,
 ):
     """Drive `robot` with `policy_path` through a real-time (or lockstep) `ControlLoop` until
     `seconds` pass or the robot falls; returns (`LoopStats`, the `MujocoRobot`, the loop).
@@ -118,8 +129,9 @@ def run(
     from mjlab.deploy.mujoco_robot import MujocoRobot
 
     policy = OnnxPolicy(policy_path)
-    sim = MujocoRobot(policy)
-    sim.set_command(command)
+    sim = MujocoRobot(policy, motion=motion)
+    if sim.motion is None:
+        sim.set_command(command)
     loop = ControlLoop(policy, sim, SafetyCfg(soft_start_s=soft_start_s), realtime=realtime)
     stats = loop.run(seconds=seconds, on_cycle=lambda _: sim.fallen())
     return stats, sim, loop
@@ -262,6 +274,22 @@ def sim2sim(
         watch.close()
 
 
+def sim2sim_motion(policy_path: Path, motion: Path, video: Path | None = None):
+    """Play a tracking policy's motion once in plain MuJoCo; returns the `MotionReport`.
+
+    Raises:
+        ValueError: not a tracking policy, or not its motion (see `MotionPlayer`).
+        mjlab.deploy.headless.HeadlessGLError: a video was asked for and nothing renders here.
+    """
+    if video is not None:
+        from mjlab.deploy.headless import choose_gl_backend
+
+        choose_gl_backend()
+    from mjlab.deploy.sim2sim import Sim2Sim
+
+    return Sim2Sim(OnnxPolicy(policy_path), motion=motion).run_motion(video=video)
+
+
 def check_command(policy: OnnxPolicy, command: tuple[float, ...]) -> list[str]:
     """Notes on `command` against the policy's first command: one per component outside the
     training range (the policy never saw it).
@@ -270,8 +298,8 @@ def check_command(policy: OnnxPolicy, command: tuple[float, ...]) -> list[str]:
         ValueError: not exactly as many values as the policy's command has.
     """
     commands = policy.commands or []
-    if not commands:
-        return []
+    if not commands or (policy.metadata is not None and policy.metadata.motion is not None):
+        return []  # a tracking policy's command comes from its motion file
     spec = commands[0]
     if len(command) != spec.dim:
         names = f" ({', '.join(spec.components)})" if spec.components else ""
@@ -345,7 +373,13 @@ def _dispatch(args: list[str]) -> None:
         for note in check_command(OnnxPolicy(cmd.policy), cmd.command):
             print(note)
         stats, robot, loop = run(
-            cmd.policy, cmd.robot, cmd.command, cmd.seconds, cmd.soft_start_s, cmd.realtime
+            cmd.policy,
+            cmd.robot,
+            cmd.command,
+            cmd.seconds,
+            cmd.soft_start_s,
+            cmd.realtime,
+            cmd.motion,
         )
         print(stats.summary())
         fell = robot.fallen()
@@ -356,6 +390,13 @@ def _dispatch(args: list[str]) -> None:
         for fault in list(stats.faults)[:5]:
             print(f"fault at cycle {fault.cycle} ({fault.kind}): {fault.message}")
         if fell or stats.fault_counts():
+            sys.exit(1)
+    elif cmd.motion is not None:
+        motion_report = sim2sim_motion(cmd.policy, cmd.motion, cmd.video)
+        print(motion_report.summary())
+        if cmd.video is not None:
+            print(f"video: {cmd.video}")
+        if not motion_report.completed:
             sys.exit(1)
     else:
         for note in check_command(OnnxPolicy(cmd.policy), cmd.command):

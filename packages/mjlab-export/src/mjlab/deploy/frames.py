@@ -28,3 +28,23 @@ def projected_gravity(quat_wxyz: np.ndarray) -> np.ndarray:
     (0, 0, -1) when the base is level. `quat_wxyz` is the base orientation in the world frame
     (e.g. an IMU's attitude quaternion)."""
     return quat_rotate_inverse(quat_wxyz, GRAVITY_DIRECTION_W)
+
+
+def quat_rotate(quat_wxyz: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate v (3,) by the unit quaternion `quat_wxyz` (4,): R(q) v."""
+    q = np.asarray(quat_wxyz, dtype=np.float64)
+    return quat_rotate_inverse(q * np.array([1.0, -1.0, -1.0, -1.0]), v)
+
+
+def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product a * b of quaternions (4,) wxyz (apply b first, then a)."""
+    aw, ax, ay, az = np.asarray(a, dtype=np.float64)
+    bw, bx, by, bz = np.asarray(b, dtype=np.float64)
+    return np.array(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ]
+    )

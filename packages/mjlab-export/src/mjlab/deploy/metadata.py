@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the JSON layout this module writes; it reads versions 1..SCHEMA_VERSION.
 Version 2 added observation `delay`, `action_clip`, `clip_actions`, `joint_pos_limits`,
 `joint_vel_limit` and command `components` (a version-1 file reads as delay 0, no clips,
-unlimited joints and unnamed command values); files are always written as SCHEMA_VERSION."""
+unlimited joints and unnamed command values); version 3 added `motion` (a tracking policy's
+reference motion; older files read as None). Files are always written as SCHEMA_VERSION."""
 METADATA_KEY = "mjlab.deployment"
 """ONNX `metadata_props` key of the JSON document."""
 FLAT_KEYS = (
@@ -207,6 +208,45 @@ class CommandSpec:
 
 
 @dataclass(kw_only=True)
+class MotionSpec:
+    """The reference motion a tracking policy was trained on (`mjlab.deploy.motion` plays it).
+
+    Raises:
+        ValueError: a malformed field (the message names it).
+    """
+
+    command_name: str
+    """The command the motion produces, e.g. "motion"."""
+    anchor_body: str
+    """The body whose pose anchors the reference, e.g. "torso_link"."""
+    body_names: list[str]
+    """The tracked bodies, in the order of the policy's body terms."""
+    fps: float
+    """Frames per second of the motion (1 / step_dt)."""
+    num_frames: int
+    """Frames in the motion."""
+    content_hash: str
+    """sha256 of the motion's contents (`mjlab.deploy.motion.motion_content_hash`): the file
+    played on the robot must have the same."""
+    source: str = ""
+    """Where the motion came from (e.g. "synthetic: squat")."""
+
+    def __post_init__(self) -> None:
+        for name in ("command_name", "anchor_body", "content_hash"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ValueError(f"motion.{name} must be a non-empty string.")
+        self.body_names = [str(n) for n in _sequence(self.body_names, "motion.body_names")]
+        (self.fps,) = _floats([self.fps], "motion.fps")
+        self.num_frames = _int(self.num_frames, "motion.num_frames")
+        if self.fps <= 0 or self.num_frames < 2:
+            raise ValueError(
+                f"motion.fps must be > 0 and motion.num_frames >= 2, got {self.fps}, "
+                f"{self.num_frames}."
+            )
+        self.source = str(self.source)
+
+
+@dataclass(kw_only=True)
 class DeploymentMetadata:
     """Versioned description of a policy's interface and of the robot it drives.
 
@@ -265,6 +305,8 @@ class DeploymentMetadata:
     """Actor observation terms in order."""
     commands: list[CommandSpec] = field(default_factory=list)
     """Commands."""
+    motion: MotionSpec | None = None
+    """The reference motion of a tracking policy (v3); None for other policies."""
     step_dt: float = 0.02
     """Control period, s; equals physics_dt * decimation."""
     physics_dt: float = 0.005
@@ -288,6 +330,8 @@ class DeploymentMetadata:
             CommandSpec(**c) if isinstance(c, Mapping) else c
             for c in _sequence(self.commands, "commands")
         ]
+        if isinstance(self.motion, Mapping):
+            self.motion = MotionSpec(**self.motion)
         self.joint_names = [
             str(n) if isinstance(n, np.str_) else n
             for n in _sequence(self.joint_names, "joint_names")
@@ -446,6 +490,14 @@ class DeploymentMetadata:
             )
         if not all(isinstance(c, CommandSpec) for c in self.commands):
             raise ValueError("Deployment metadata field 'commands' must hold CommandSpec.")
+        if self.motion is not None:
+            if not isinstance(self.motion, MotionSpec):
+                raise ValueError("Deployment metadata field 'motion' must be a MotionSpec or None.")
+            if self.motion.command_name not in {c.name for c in self.commands}:
+                raise ValueError(
+                    f"Deployment metadata: motion.command_name '{self.motion.command_name}' is "
+                    f"not one of the commands {[c.name for c in self.commands]}."
+                )
         if not (self.step_dt > 0 and self.physics_dt > 0 and self.decimation >= 1):
             raise ValueError(
                 "Deployment metadata: step_dt and physics_dt must be > 0 and decimation >= 1, got "
@@ -533,6 +585,7 @@ class DeploymentMetadata:
             "clip_actions",
             "joint_pos_limits",
             "joint_vel_limit",
+            "motion",
         )
         missing = [f.name for f in fields(cls) if f.name not in raw and f.name not in optional]
         if missing:

@@ -19,9 +19,10 @@ import mujoco
 import numpy as np
 
 from mjlab.deploy.control import LOOP_TERMS, JointCommand, RobotState
-from mjlab.deploy.frames import projected_gravity, quat_rotate_inverse
+from mjlab.deploy.frames import projected_gravity, quat_rotate, quat_rotate_inverse
 from mjlab.deploy.gains import actuator_for_joint, find_joint
 from mjlab.deploy.metadata import DeploymentMetadata
+from mjlab.deploy.motion import MotionPlayer
 from mjlab.deploy.policy import OnnxPolicy
 
 _ENUM_OPTIONS = {
@@ -45,11 +46,15 @@ class MujocoRobot:
         model: a compiled model to use instead of the Menagerie one (it is modified).
         fall_height: base height below which `fallen()` is true, m; None: half the spawn
             height `robot.init_pos[2]`.
+        motion: a tracking policy's motion file (or a `MotionPlayer`): the robot then starts
+            every `reset` on the motion's first frame, computes the motion terms from its anchor
+            body and advances the motion one frame per `send`.
 
     Raises:
         ValueError: the metadata has no menagerie model, a joint is missing from the model or
-            has no single actuator, the actions are not joint positions, or an observation term
-            is not one this robot can compute (the supported ones are listed).
+            has no single actuator, the actions are not joint positions, an observation term
+            is not one this robot can compute (the supported ones are listed), or a tracking
+            policy comes without its motion file.
     """
 
     SUPPORTED_TERMS: ClassVar[dict[str, str]] = {
@@ -59,7 +64,9 @@ class MujocoRobot:
         "joint_pos_rel": "joint position minus default",
         "joint_vel_rel": "joint velocity",
         "last_action": "previous raw policy action (computed by the control loop)",
-        "generated_commands": "the command vector (`command`)",
+        "generated_commands": "the command vector (`command`), or a tracking policy's motion",
+        "motion_anchor_pos_b": "reference anchor position in the anchor body frame (motion)",
+        "motion_anchor_ori_b": "reference anchor orientation in the anchor body frame (motion)",
     }
 
     def __init__(
@@ -67,6 +74,7 @@ class MujocoRobot:
         policy: OnnxPolicy | DeploymentMetadata | str | os.PathLike,
         model: mujoco.MjModel | None = None,
         fall_height: float | None = None,
+        motion: str | os.PathLike | MotionPlayer | None = None,
     ):
         if isinstance(policy, DeploymentMetadata):
             meta = policy
@@ -86,6 +94,19 @@ class MujocoRobot:
                     f"The MuJoCo robot cannot compute observation term '{term.name}' (func '{term.func}'); "
                     f"supported: {sorted(self.SUPPORTED_TERMS)}."
                 )
+        self.motion: MotionPlayer | None = None
+        """The tracking policy's reference motion, or None."""
+        if meta.motion is not None:
+            if motion is None:
+                raise ValueError(
+                    f"The policy tracks a reference motion ({meta.motion.source or 'a motion file'}, "
+                    f"{meta.motion.num_frames} frames); give its motion file (--motion FILE.npz)."
+                )
+            self.motion = motion if isinstance(motion, MotionPlayer) else MotionPlayer(motion, meta)
+        elif motion is not None:
+            raise ValueError(
+                f"The policy of task '{meta.task_id}' tracks no motion; leave out --motion."
+            )
         self.model = model if model is not None else self._load_model(meta)
         self.data = mujoco.MjData(self.model)
         self._configure(meta)
@@ -204,6 +225,11 @@ class MujocoRobot:
         self.root_q = int(m.jnt_qposadr[free[0]])
         self.root_v = int(m.jnt_dofadr[free[0]])
         self.default_joint_pos = np.asarray(self.meta.default_joint_pos)
+        if self.motion is not None:
+            spec = self.meta.motion
+            assert spec is not None
+            self.anchor_body = m.body(spec.anchor_body).id
+            self.tracked_bodies = [m.body(name).id for name in spec.body_names]
 
     # -- state -------------------------------------------------------------------------------------
     def reset(self, qpos: np.ndarray | None = None, qvel: np.ndarray | None = None) -> None:
@@ -211,7 +237,17 @@ class MujocoRobot:
         the file's gains, and targets at the current joint positions."""
         d = self.data
         mujoco.mj_resetData(self.model, d)
-        if qpos is None:
+        if qpos is None and self.motion is not None:
+            self.motion.reset(0)
+            pos, quat, lin, ang = self.motion.root_state()
+            d.qpos[self.root_q : self.root_q + 3] = pos
+            d.qpos[self.root_q + 3 : self.root_q + 7] = quat
+            d.qpos[self.qpos_adr] = self.motion.joint_pos[0]
+            d.qvel[self.root_v : self.root_v + 3] = lin
+            # MuJoCo's free joint takes the angular velocity in the body frame.
+            d.qvel[self.root_v + 3 : self.root_v + 6] = quat_rotate_inverse(quat, ang)
+            d.qvel[self.dof_adr] = self.motion.joint_vel[0]
+        elif qpos is None:
             d.qpos[self.root_q : self.root_q + 3] = self.meta.robot.init_pos
             rot = np.asarray(self.meta.robot.init_rot)
             d.qpos[self.root_q + 3 : self.root_q + 7] = rot / np.linalg.norm(rot)
@@ -269,6 +305,11 @@ class MujocoRobot:
             "joint_vel_rel": lambda: d.qvel[self.dof_adr].copy(),
             "generated_commands": lambda: self.command.copy(),
         }
+        if self.motion is not None:
+            self._kinematics()
+            motion_terms = self.motion.terms(d.xpos[self.anchor_body], d.xquat[self.anchor_body])
+            for func, value in motion_terms.items():
+                values[func] = value.copy
         return {
             t.name: values[t.func]() for t in self.meta.observations if t.func not in LOOP_TERMS
         }
@@ -291,6 +332,38 @@ class MujocoRobot:
         m.actuator_biasprm[a, 2] = -np.asarray(command.kd)
         self.data.ctrl[a] = command.q_target
         mujoco.mj_step(m, self.data, nstep=self.meta.decimation)
+        if self.motion is not None:
+            self.motion.advance()
+
+    def _kinematics(self) -> None:
+        # mj_step leaves xpos/xquat at the state before its last integration; body poses of the
+        # current qpos need the position stage again (a robot's FK of its measured joints).
+        mujoco.mj_kinematics(self.model, self.data)
+
+    def tracking_errors(self) -> tuple[float, float]:
+        """Against the motion's current frame: (mean body position error m, as in training:
+        the reference bodies moved to the robot anchor's x, y and yaw; mean joint position
+        error rad).
+
+        Raises:
+            ValueError: the robot plays no motion.
+        """
+        if self.motion is None:
+            raise ValueError("tracking_errors needs a tracking policy's motion.")
+        d = self.data
+        self._kinematics()
+        ref_anchor_pos, ref_anchor_quat = self.motion.anchor_pose_w()
+        ref_pos, _ = self.motion.body_pose_w()
+        anchor_pos, anchor_quat = d.xpos[self.anchor_body], d.xquat[self.anchor_body]
+        yaw = _yaw(anchor_quat) - _yaw(ref_anchor_quat)
+        turn = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+        base = np.array([anchor_pos[0], anchor_pos[1], ref_anchor_pos[2]])
+        relative = np.stack([base + quat_rotate(turn, p - ref_anchor_pos) for p in ref_pos])
+        body_err = float(np.linalg.norm(relative - d.xpos[self.tracked_bodies], axis=1).mean())
+        joint_err = float(
+            np.abs(d.qpos[self.qpos_adr] - self.motion.joint_pos[self.motion.frame]).mean()
+        )
+        return body_err, joint_err
 
     def fallen(self) -> bool:
         """Whether the base is tilted more than 60 deg (projected gravity z > -0.5) or lower
@@ -328,6 +401,11 @@ class MujocoRobot:
         """Horizontal distance from the last reset to now, m."""
         end = self.data.qpos[self.root_q : self.root_q + 2]
         return float(np.linalg.norm(end - self.start_xy))
+
+
+def _yaw(quat: np.ndarray) -> float:
+    w, x, y, z = quat
+    return float(np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)))
 
 
 def _check_ground_contact(m: mujoco.MjModel, robot_geoms: list[int], meta: Any) -> None:

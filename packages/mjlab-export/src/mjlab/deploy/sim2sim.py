@@ -62,6 +62,47 @@ class Sim2SimReport:
         )
 
 
+@dataclass
+class MotionReport:
+    """What a sim2sim run of a tracking policy through its whole motion measured."""
+
+    frames: int
+    """Control steps played (the motion's frames until the end or a fall)."""
+    num_frames: int
+    """Frames in the motion."""
+    fell: bool
+    """The robot fell (see `Sim2SimReport.falls`) before the last frame."""
+    mean_body_pos_error: float
+    """Mean over frames and tracked bodies of |reference - robot| body position, m (the
+    reference moved to the robot anchor's x, y and yaw, as in training)."""
+    max_body_pos_error: float
+    """The largest per-frame mean body position error, m."""
+    mean_joint_pos_error: float
+    """Mean |reference - robot| joint position, rad."""
+    faults: dict[str, int] = field(default_factory=dict)
+    """Faulty cycles of the control loop per kind."""
+    clamped_cycles: int = 0
+    """Cycles in which the loop's clamps changed a policy target."""
+    frames_rgb: list = field(default_factory=list, repr=False)
+    """Rendered frames, when rendering was asked for."""
+
+    @property
+    def completed(self) -> bool:
+        """The whole motion was played without a fall."""
+        return not self.fell and self.frames >= self.num_frames - 1
+
+    def summary(self) -> str:
+        """One line for a terminal."""
+        return (
+            f"sim2sim motion: {self.frames}/{self.num_frames - 1} frames"
+            f"{', FELL' if self.fell else ''}, mean body position error "
+            f"{100 * self.mean_body_pos_error:.1f} cm (worst frame {100 * self.max_body_pos_error:.1f} cm), "
+            f"mean joint error {self.mean_joint_pos_error:.3f} rad, clamped cycles "
+            f"{self.clamped_cycles}, faults "
+            + (", ".join(f"{k} {v}" for k, v in self.faults.items()) or "none")
+        )
+
+
 class Sim2Sim(MujocoRobot):
     """The robot of `policy.metadata` in plain MuJoCo (`MujocoRobot`), driven by the policy
     through a lockstep `ControlLoop`: each `step()` observes, acts and holds the targets for
@@ -75,6 +116,7 @@ class Sim2Sim(MujocoRobot):
         safety: the loop's limits; by default `SafetyCfg(soft_start_s=0)` (the policy acts
             from the first step, as in training); a soft start, if given, runs after every
             reset.
+        motion: a tracking policy's motion file (see `MujocoRobot`); `run_motion` plays it.
 
     Raises:
         ValueError: see `MujocoRobot`.
@@ -86,11 +128,12 @@ class Sim2Sim(MujocoRobot):
         model: mujoco.MjModel | None = None,
         fall_height: float | None = None,
         safety: SafetyCfg | None = None,
+        motion: str | os.PathLike | None = None,
     ):
         if not isinstance(policy, OnnxPolicy):
             policy = OnnxPolicy(policy)
         self.policy = policy
-        super().__init__(policy, model=model, fall_height=fall_height)
+        super().__init__(policy, model=model, fall_height=fall_height, motion=motion)
         self.loop: ControlLoop = ControlLoop(
             policy, self, SafetyCfg(soft_start_s=0.0) if safety is None else safety, realtime=False
         )
@@ -238,6 +281,50 @@ class Sim2Sim(MujocoRobot):
         )
         if video is not None:
             write_video(video, frames, fps=1.0 / (self.meta.step_dt * render_every))
+        return report
+
+    def run_motion(
+        self,
+        render: Callable[[mujoco.MjModel, mujoco.MjData], np.ndarray] | None = None,
+        video: str | os.PathLike | None = None,
+    ) -> MotionReport:
+        """Play a tracking policy's whole motion once from its first frame (the robot starts
+        on the reference state) and measure how closely the robot follows it; stops at a fall.
+
+        Raises:
+            ValueError: the policy tracks no motion.
+        """
+        if self.motion is None:
+            raise ValueError("run_motion needs a tracking policy and its motion file.")
+        if video is not None and render is None:
+            render = self.make_renderer()
+        self.reset()
+        self.loop.start()
+        body_errors, joint_errors, frames_rgb = [], [], []
+        fell = False
+        while not self.motion.done:
+            body, joint = self.tracking_errors()
+            body_errors.append(body)
+            joint_errors.append(joint)
+            self.step()
+            if render is not None:
+                frames_rgb.append(render(self.model, self.data))
+            if self.fallen():
+                fell = True
+                break
+        report = MotionReport(
+            frames=self.motion.frame,
+            num_frames=self.motion.num_frames,
+            fell=fell,
+            mean_body_pos_error=float(np.mean(body_errors)),
+            max_body_pos_error=float(np.max(body_errors)),
+            mean_joint_pos_error=float(np.mean(joint_errors)),
+            faults=self.loop.stats.fault_counts(),
+            clamped_cycles=self.loop.stats.clamped_cycles,
+            frames_rgb=frames_rgb,
+        )
+        if video is not None:
+            write_video(video, frames_rgb, fps=1.0 / self.meta.step_dt)
         return report
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from mjlab.deploy.metadata import (
     CommandSpec,
     DeploymentMetadata,
+    MotionSpec,
     ObservationTermSpec,
     RobotModelSpec,
 )
@@ -147,7 +148,12 @@ def metadata_from_env(
     term = _action_term(env)
     entity = env.scene[term["entity"]]
     commands = []
+    motion = None
     for name, cmd in env.command_manager.terms.items():
+        # A command that plays a reference motion describes it (mjlab.tasks.tracking).
+        describe_motion = getattr(cmd, "deployment_motion", None)
+        if callable(describe_motion):
+            motion = MotionSpec(command_name=name, **describe_motion())
         ranges = getattr(cmd.cfg, "ranges", None)
         rng = {}
         if dataclasses.is_dataclass(ranges):
@@ -209,6 +215,7 @@ def metadata_from_env(
         action_type=term["action_type"],
         observations=observations,
         commands=commands,
+        motion=motion,
         step_dt=float(env.step_dt),
         physics_dt=float(env.physics_dt),
         decimation=int(env.cfg.decimation),

@@ -43,3 +43,12 @@ def velocity_go1_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
 
 def velocity_g1_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
     return _velocity("g1_velocity")
+
+
+def tracking_g1_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
+    """BeyondMimic's PPO settings (24 steps per env, lr 1e-3 adaptive, entropy 0.005) with the
+    velocity tasks' smaller networks for a CPU."""
+    cfg = _velocity("g1_tracking")
+    cfg.max_iterations = 1000
+    cfg.algorithm.entropy_coef = 0.005
+    return cfg

@@ -1,0 +1,1 @@
+"""Robot configs of the tracking task (one module per robot)."""

@@ -1,0 +1,235 @@
+"""`MotionPlayer`: play a tracking policy's reference motion on the robot side (numpy only).
+
+A tracking policy (`Mjlab-Tracking-*`) reads, besides the robot's state, terms made from the
+reference motion at the current frame: the command (reference joint positions and velocities)
+and the reference anchor pose in the robot's anchor frame. `MotionPlayer` loads the motion file
+(`.npz`, the layout of `mjlab.tasks.tracking.motion`), checks that it is the motion the policy
+was trained on (`DeploymentMetadata.motion.content_hash`), and produces those terms one frame
+per control step:
+
+    player = MotionPlayer("squat.npz", policy.metadata)
+    player.reset()                                    # frame 0, aligned to the robot's anchor
+    while not player.done:
+        terms = player.terms(anchor_pos_w, anchor_quat_w)   # the robot's anchor pose (FK + IMU)
+        ...                                           # with the robot's own terms, as usual
+        player.advance()
+
+`align` moves the whole reference (a yaw turn and an x, y shift) so that its first anchor pose
+is over the robot's: a robot does not start where the motion was recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+
+from mjlab.deploy.frames import quat_mul, quat_rotate, quat_rotate_inverse
+from mjlab.deploy.metadata import DeploymentMetadata
+
+ARRAY_FIELDS = (
+    "joint_pos",
+    "joint_vel",
+    "body_pos_w",
+    "body_quat_w",
+    "body_lin_vel_w",
+    "body_ang_vel_w",
+)
+"""The per-frame arrays of a motion file, in hash order."""
+
+TERMS = ("generated_commands", "motion_anchor_pos_b", "motion_anchor_ori_b")
+"""Observation funcs a `MotionPlayer` provides."""
+
+
+def motion_content_hash(
+    fps: float, joint_names: list[str], body_names: list[str], arrays: dict[str, np.ndarray]
+) -> str:
+    """sha256 (hex) of a motion's fps, names and float32 arrays: the same digest as
+    `mjlab.tasks.tracking.motion.Motion.content_hash` (a test in the repository checks that
+    the two agree)."""
+    h = hashlib.sha256()
+    h.update(repr(float(fps)).encode())
+    h.update("\n".join(joint_names).encode() + b"\0")
+    h.update("\n".join(body_names).encode() + b"\0")
+    for name in ARRAY_FIELDS:
+        h.update(np.ascontiguousarray(arrays[name], dtype="<f4").tobytes())
+    return h.hexdigest()
+
+
+def _yaw(quat: np.ndarray) -> float:
+    w, x, y, z = quat
+    return float(np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)))
+
+
+def _yaw_quat(yaw: float) -> np.ndarray:
+    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+
+
+def _quat_conj(q: np.ndarray) -> np.ndarray:
+    return q * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def _matrix_columns(q: np.ndarray) -> np.ndarray:
+    """The first two columns of R(q) as (6,) = (R00, R01, R10, R11, R20, R21), the layout of
+    the tracking tasks' 6D orientation terms."""
+    w, x, y, z = q / np.linalg.norm(q)
+    r = np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+    return r[:, :2].reshape(-1)
+
+
+class MotionPlayer:
+    """A reference motion played one frame per control step.
+
+    Args:
+        path: the motion file (.npz).
+        metadata: the tracking policy's metadata (`OnnxPolicy.metadata`).
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: the policy is not a tracking policy, the file is not a motion file, or it is
+            not the motion the policy was trained on (a different content hash, joints or rate).
+    """
+
+    def __init__(self, path: str | os.PathLike, metadata: DeploymentMetadata):
+        spec = metadata.motion
+        if spec is None:
+            raise ValueError(
+                f"The policy of task '{metadata.task_id}' has no reference motion in its "
+                "metadata: it is not a tracking policy."
+            )
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"No motion file at {self.path}.")
+        try:
+            archive = np.load(self.path, allow_pickle=False)
+        except Exception as err:
+            raise ValueError(f"{self.path} is not a numpy .npz motion file: {err}") from err
+        with archive:
+            missing = [
+                k for k in ("fps", "joint_names", "body_names", *ARRAY_FIELDS) if k not in archive
+            ]
+            if missing:
+                raise ValueError(f"{self.path} is not an mjlab motion file: it lacks {missing}.")
+            fps = float(archive["fps"])
+            joint_names = [str(n) for n in archive["joint_names"]]
+            body_names = [str(n) for n in archive["body_names"]]
+            arrays = {k: np.asarray(archive[k], dtype=np.float32) for k in ARRAY_FIELDS}
+        digest = motion_content_hash(fps, joint_names, body_names, arrays)
+        if digest != spec.content_hash:
+            raise ValueError(
+                f"{self.path.name} is not the motion this policy was trained on (content hash "
+                f"{digest[:12]}..., the policy's {spec.content_hash[:12]}..., "
+                f"source '{spec.source}'). Use the training motion file."
+            )
+        missing_joints = [n for n in metadata.joint_names if n not in joint_names]
+        if missing_joints:
+            raise ValueError(f"{self.path.name} has no joints {missing_joints}.")
+        if abs(fps * metadata.step_dt - 1.0) > 1e-6:
+            raise ValueError(
+                f"{self.path.name} has {fps:g} frames per second; the policy runs at "
+                f"{1.0 / metadata.step_dt:g} Hz."
+            )
+        self.metadata = metadata
+        self.spec = spec
+        self.fps = fps
+        self.num_frames = int(arrays["joint_pos"].shape[0])
+        order = [joint_names.index(n) for n in metadata.joint_names]
+        self.joint_pos = arrays["joint_pos"][:, order].astype(np.float64)
+        """(T, num_joints) reference joint positions in the policy's joint order, rad."""
+        self.joint_vel = arrays["joint_vel"][:, order].astype(np.float64)
+        """(T, num_joints) reference joint velocities, rad/s."""
+        self.body_names = body_names
+        index = {n: i for i, n in enumerate(body_names)}
+        self._anchor = index[spec.anchor_body]
+        self._tracked = [index[n] for n in spec.body_names]
+        self._body_pos = arrays["body_pos_w"].astype(np.float64)
+        self._body_quat = arrays["body_quat_w"].astype(np.float64)
+        self._body_lin_vel = arrays["body_lin_vel_w"].astype(np.float64)
+        self._body_ang_vel = arrays["body_ang_vel_w"].astype(np.float64)
+        self._yaw_offset = _yaw_quat(0.0)
+        self._pos_offset = np.zeros(3)
+        self.frame = 0
+        """The current frame."""
+
+    # -- time -----------------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        """Whether the last frame has been reached."""
+        return self.frame >= self.num_frames - 1
+
+    def reset(self, frame: int = 0) -> None:
+        """Go to `frame` (alignment kept)."""
+        if not 0 <= frame < self.num_frames:
+            raise ValueError(f"frame must be in [0, {self.num_frames - 1}], got {frame}.")
+        self.frame = int(frame)
+
+    def advance(self) -> None:
+        """One control step forward (stays at the last frame)."""
+        self.frame = min(self.frame + 1, self.num_frames - 1)
+
+    def align(self, anchor_pos_w: np.ndarray, anchor_quat_w: np.ndarray) -> None:
+        """Turn and shift the reference about the world z axis so that the current frame's
+        anchor has the robot anchor's x, y and yaw (its height and tilt stay the motion's)."""
+        self._yaw_offset = _yaw_quat(0.0)
+        self._pos_offset = np.zeros(3)
+        yaw = _yaw(np.asarray(anchor_quat_w, dtype=np.float64)) - _yaw(
+            self._body_quat[self.frame, self._anchor]
+        )
+        self._yaw_offset = _yaw_quat(yaw)
+        turned = quat_rotate(self._yaw_offset, self._body_pos[self.frame, self._anchor])
+        self._pos_offset = np.array([anchor_pos_w[0] - turned[0], anchor_pos_w[1] - turned[1], 0.0])
+
+    # -- the reference at the current frame (aligned) -------------------------------------------
+    def command(self) -> np.ndarray:
+        """(2 * num_joints,) reference joint positions then velocities: the command term."""
+        return np.concatenate([self.joint_pos[self.frame], self.joint_vel[self.frame]])
+
+    def body_pose_w(self, body: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(pos (..., 3) m, quat (..., 4) wxyz) of one motion body (index into `body_names`) or,
+        with None, of the tracked bodies (the metadata's order), world, aligned."""
+        ids = self._tracked if body is None else body
+        pos = self._body_pos[self.frame, ids]
+        quat = self._body_quat[self.frame, ids]
+        w, _, _, z = self._yaw_offset
+        cos, sin = w * w - z * z, 2.0 * w * z  # the yaw turn as a rotation about z
+        turn = np.array([[cos, -sin, 0.0], [sin, cos, 0.0], [0.0, 0.0, 1.0]])
+        # q' = yaw * q for a pure-z yaw quaternion (w, 0, 0, z), written out.
+        qw, qx, qy, qz = np.moveaxis(quat, -1, 0)
+        turned = np.stack(
+            [w * qw - z * qz, w * qx - z * qy, w * qy + z * qx, w * qz + z * qw], axis=-1
+        )
+        return pos @ turn.T + self._pos_offset, turned
+
+    def anchor_pose_w(self) -> tuple[np.ndarray, np.ndarray]:
+        """(pos (3,) m, quat (4,) wxyz) of the reference anchor, world, aligned."""
+        return self.body_pose_w(self._anchor)
+
+    def root_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The reference root body (the motion's first body) at the current frame, aligned:
+        position (3,) m, quaternion (4,) wxyz, linear velocity (3,) m/s, angular velocity (3,)
+        rad/s, all world: to start a simulated robot on the motion."""
+        pos, quat = self.body_pose_w(0)
+        lin = quat_rotate(self._yaw_offset, self._body_lin_vel[self.frame, 0])
+        ang = quat_rotate(self._yaw_offset, self._body_ang_vel[self.frame, 0])
+        return pos, quat, lin, ang
+
+    def terms(self, anchor_pos_w: np.ndarray, anchor_quat_w: np.ndarray) -> dict[str, np.ndarray]:
+        """The motion's observation terms by func (`TERMS`), given the robot's anchor body pose
+        (world position m, quaternion wxyz; from the robot's kinematics and state estimate)."""
+        ref_pos, ref_quat = self.anchor_pose_w()
+        robot_quat = np.asarray(anchor_quat_w, dtype=np.float64)
+        return {
+            "generated_commands": self.command(),
+            "motion_anchor_pos_b": quat_rotate_inverse(
+                robot_quat, ref_pos - np.asarray(anchor_pos_w, dtype=np.float64)
+            ),
+            "motion_anchor_ori_b": _matrix_columns(quat_mul(_quat_conj(robot_quat), ref_quat)),
+        }
