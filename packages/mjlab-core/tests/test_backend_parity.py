@@ -165,7 +165,13 @@ class _Worst:
         }
 
 
-@pytest.mark.parametrize("task_id", list_tasks())
+# A -No-State-Estimation variant has its sibling's scene, physics, rewards and terminations
+# (only the actor reads fewer terms, all of which the sibling's critic reads): one Warp run of
+# the pair covers both, and the suite stays within its time.
+PARITY_TASKS = [t for t in list_tasks() if not t.endswith("-No-State-Estimation")]
+
+
+@pytest.mark.parametrize("task_id", PARITY_TASKS)
 def test_task_matches_c_mujoco_over_steps_with_resets(task_id):
     ref, warp = _make_env(task_id, "mujoco"), _make_env(task_id, "warp")
     assert warp.sim.backend == "warp" and ref.sim.backend == "mujoco"
@@ -246,9 +252,11 @@ def test_task_matches_c_mujoco_over_steps_with_resets(task_id):
         agree = found_agree / found_total
         floor = ROUGH_FOUND_AGREE if rough else 1.0
         assert agree >= floor, f"{task_id}: contact flags agree on {agree:.3f} < {floor}"
-        # A backend whose contact sensors read zero would agree only while nothing touches.
-        touching = sum(int(s.found.sum()) for s in sensors.values())
-        assert touching > 0 or task_id.startswith("Mjlab-Cartpole")
+        # A backend whose contact sensors read zero would agree only while nothing touches: a
+        # legged task's feet must touch. (Other sensors, e.g. the tracking task's undesired
+        # contacts of limbs, may rightly read zero over the run.)
+        if "feet_contact" in sensors:
+            assert int(sensors["feet_contact"].found.sum()) > 0, f"{task_id}: no foot touched"
     if os.environ.get("MJLAB_PARITY_REPORT"):
         print(task_id, {k: round(v, 6) for k, v in sorted(worst.max.items())})
         if rough:

@@ -13,6 +13,8 @@ EXPECTED = {
     "Mjlab-Velocity-Rough-Unitree-Go1",
     "Mjlab-Velocity-Flat-Unitree-G1",
     "Mjlab-Velocity-Rough-Unitree-G1",
+    "Mjlab-Tracking-Flat-Unitree-G1",
+    "Mjlab-Tracking-Flat-Unitree-G1-No-State-Estimation",
 }
 
 

@@ -102,6 +102,21 @@ class _NoisyActor(torch.nn.Module):
         return self.linear(obs) + torch.randn_like(self.linear(obs))
 
 
+def test_a_policy_with_large_actions_exports_within_float32_rounding(tmp_path, go1_meta):
+    """A trained policy fed random observations can output actions of tens (the G1 tracking
+    policy at iteration 200 did, and differed from onnxruntime by 1.1e-5): the check scales
+    with the actions, so float32 rounding passes and a wrong export still fails."""
+    torch.manual_seed(0)
+    actor = torch.nn.Sequential(torch.nn.Linear(48, 256), torch.nn.ELU(), torch.nn.Linear(256, 12))
+    with torch.no_grad():
+        actor[2].weight.mul_(300.0)
+    obs = torch.randn(64, 48, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        assert actor(obs).abs().max() > 30
+    path = export_policy(actor, tmp_path / "policy.onnx", go1_meta)
+    assert path.is_file() and check_onnx_parity(actor, path, obs) < 1e-5 * 300
+
+
 def test_failed_parity_check_raises_and_leaves_no_file(tmp_path, go1_meta):
     (tmp_path / "policy.onnx").write_bytes(b"previous export")
     with pytest.raises(ValueError, match="ONNX export differs from torch"):

@@ -15,7 +15,9 @@ import torch
 from mjlab.deploy.metadata import DeploymentMetadata
 
 PARITY_TOLERANCE = 1e-5
-"""Max |onnxruntime - torch| accepted on the export check, in action units."""
+"""Max |onnxruntime - torch| accepted on the export check, relative to the largest action the
+check produces (at least 1): float32 rounding grows with the values (a trained policy fed
+random observations can output actions of 10-30, and differ by 1.1e-5 in absolute terms)."""
 PARITY_BATCH = 64
 """Random observations the export check runs through both."""
 
@@ -61,7 +63,8 @@ def export_policy(
     of `actor` in eval mode (the caller's module is not modified). The metadata goes under
     `mjlab.deployment` plus the flat keys. The file is written atomically (temp folder beside
     `path`, then `os.replace`) after two checks: no external-data sidecar, and onnxruntime
-    reproduces torch on `PARITY_BATCH` random observations to within `PARITY_TOLERANCE`.
+    reproduces torch on `PARITY_BATCH` random observations to within `PARITY_TOLERANCE` times the
+    largest action (at least 1).
 
     Args:
         actor: deterministic module mapping obs (B, D) float32 -> actions (B, A), with its
@@ -142,10 +145,13 @@ def export_policy(
         onnx.save_model(model, str(final), save_as_external_data=False)
         obs = torch.randn(PARITY_BATCH, dim, generator=torch.Generator().manual_seed(0))
         diff = check_onnx_parity(actor, final, obs)
-        if not diff <= PARITY_TOLERANCE:
+        with torch.no_grad():
+            scale = max(1.0, float(actor(obs).abs().max()))
+        if not diff <= PARITY_TOLERANCE * scale:
             raise ValueError(
-                f"ONNX export differs from torch by {diff:.3g} > {PARITY_TOLERANCE} on random "
-                "observations; the actor may be stochastic or use an op the exporter changes."
+                f"ONNX export differs from torch by {diff:.3g} > {PARITY_TOLERANCE} x "
+                f"{scale:.3g} (the largest action) on random observations; the actor may be "
+                "stochastic or use an op the exporter changes."
             )
         os.replace(final, path)
     return path

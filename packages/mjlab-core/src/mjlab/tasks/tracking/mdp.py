@@ -287,7 +287,10 @@ class MotionCommand(CommandTerm):
         if self.cfg.start_at_first_frame:
             frames = torch.zeros(n, dtype=torch.long, device=self.device)
         else:
-            bins = torch.multinomial(self.sampling_probabilities(), n, True, generator=rng)
+            # Drawn on the generator's device (the env's may be a CPU generator on CUDA).
+            probs = self.sampling_probabilities()
+            probs = probs.to(rng.device) if rng is not None else probs
+            bins = torch.multinomial(probs, n, True, generator=rng).to(self.device)
             offset = rand((n,), self.device, rng)
             frames = ((bins + offset) * self.num_frames / self.num_bins).long()
             frames = frames.clamp_(max=self.num_frames - 1)
