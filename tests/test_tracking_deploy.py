@@ -2,6 +2,8 @@
 `MotionPlayer` plays the same file (checked by content hash) and the plain-MuJoCo robot computes
 the same motion terms as the env, frame by frame. Real MuJoCo, real onnxruntime."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -73,6 +75,8 @@ def test_the_metadata_names_the_motion_and_the_robot_computes_the_envs_motion_te
                 kd=np.asarray(meta.damping),
             )
         )
+        robot.motion.advance()  # a control loop does this after each policy cycle
+    assert json.loads(meta.to_json())["schema_version"] == 3
 
 
 def test_the_player_refuses_another_motion_and_a_tracking_policy_needs_its_file(
@@ -125,14 +129,16 @@ def test_the_player_aligns_the_reference_to_where_the_robot_stands(exported, squ
 def test_a_tracking_policy_trained_by_the_train_command_plays_its_motion_in_deploy(
     tmp_path, capsys
 ):
-    """train (2 small iterations) -> policy.onnx with the motion in its metadata -> the motion
-    file from `mjlab-motion synthetic` -> `deploy sim2sim --motion` reports on it."""
+    """`mjlab-motion synthetic` -> train on that file (2 small iterations) -> policy.onnx with
+    the motion in its metadata and motion.npz beside it -> `deploy sim2sim --motion`."""
     import os
     import subprocess
     import sys
 
     from mjlab.tasks.tracking import cli as motion_cli
 
+    motion_cli.main(["synthetic", "arm_swing", "-o", str(tmp_path / "swing.npz")])
+    digest = capsys.readouterr().out.split("content hash: ")[1].split()[0]
     subprocess.run(
         [
             sys.executable,
@@ -147,6 +153,8 @@ def test_a_tracking_policy_trained_by_the_train_command_plays_its_motion_in_depl
             "2",
             "--agent.logger",
             "tensorboard",
+            "--env.commands.motion.motion-file",
+            str(tmp_path / "swing.npz"),
         ],
         cwd=tmp_path,
         env=dict(os.environ, CUDA_VISIBLE_DEVICES=""),
@@ -159,10 +167,23 @@ def test_a_tracking_policy_trained_by_the_train_command_plays_its_motion_in_depl
     assert policy.metadata.task_id == TASK + "-No-State-Estimation"
     names = [t.func for t in policy.metadata.observations]
     assert "motion_anchor_ori_b" in names and "motion_anchor_pos_b" not in names
-    motion_cli.main(["synthetic", "squat", "-o", str(tmp_path / "squat.npz")])
-    assert policy.metadata.motion.content_hash in capsys.readouterr().out
+    assert policy.metadata.motion.content_hash == digest  # the file given on the command line
+    # The train command wrote the motion it trained on beside the policy.
+    assert MotionPlayer(run / "motion.npz", policy.metadata).num_frames == 201
     try:  # exit status 1 when the robot falls, as two iterations' policy may
-        deploy_main(["sim2sim", str(run / "policy.onnx"), "--motion", str(tmp_path / "squat.npz")])
+        deploy_main(["sim2sim", str(run / "policy.onnx"), "--motion", str(tmp_path / "swing.npz")])
     except SystemExit as exit_info:
         assert exit_info.code == 1
     assert "sim2sim motion:" in capsys.readouterr().out
+
+
+def test_deploy_run_starts_the_motion_when_the_policy_takes_over(exported):
+    from mjlab.deploy.cli import run
+
+    _, _, policy, motion = exported
+    stats, robot, _ = run(
+        policy, "mujoco", (), seconds=0.6, soft_start_s=0.2, realtime=False, motion=motion
+    )
+    # 10 soft-start cycles hold the motion at frame 0; each policy cycle advances it by one.
+    assert stats.policy_cycles > 0 and stats.cycles > stats.policy_cycles
+    assert robot.motion.frame == stats.policy_cycles

@@ -104,7 +104,8 @@ class Run:
     realtime: bool = True
     """Keep the wall-clock control period (False: as fast as the simulation runs)."""
     motion: Path | None = None
-    """A tracking policy's motion file (.npz): the loop plays it, one frame per cycle."""
+    """A tracking policy's motion file (.npz): the loop plays it, one frame per cycle from the
+    moment the policy takes over (after the soft start), then holds its last frame."""
 
 
 def run(
@@ -133,7 +134,12 @@ def run(
     if sim.motion is None:
         sim.set_command(command)
     loop = ControlLoop(policy, sim, SafetyCfg(soft_start_s=soft_start_s), realtime=realtime)
-    stats = loop.run(seconds=seconds, on_cycle=lambda _: sim.fallen())
+
+    def on_cycle(loop: ControlLoop) -> bool:
+        sim.after_cycle(loop)  # a motion advances with each policy cycle
+        return sim.fallen()
+
+    stats = loop.run(seconds=seconds, on_cycle=on_cycle)
     return stats, sim, loop
 
 
@@ -392,6 +398,10 @@ def _dispatch(args: list[str]) -> None:
         if fell or stats.fault_counts():
             sys.exit(1)
     elif cmd.motion is not None:
+        if cmd.viewer != "none" or cmd.seconds is not None:
+            raise ValueError(
+                "--motion plays the clip once, start to end: leave out --viewer and --seconds."
+            )
         motion_report = sim2sim_motion(cmd.policy, cmd.motion, cmd.video)
         print(motion_report.summary())
         if cmd.video is not None:

@@ -21,7 +21,8 @@ SCHEMA_VERSION = 3
 Version 2 added observation `delay`, `action_clip`, `clip_actions`, `joint_pos_limits`,
 `joint_vel_limit` and command `components` (a version-1 file reads as delay 0, no clips,
 unlimited joints and unnamed command values); version 3 added `motion` (a tracking policy's
-reference motion; older files read as None). Files are always written as SCHEMA_VERSION."""
+reference motion; older files read as None). A file is written as the lowest version that holds
+it: 3 with a motion, else 2, so a robot with an older runtime still reads other policies."""
 METADATA_KEY = "mjlab.deployment"
 """ONNX `metadata_props` key of the JSON document."""
 FLAT_KEYS = (
@@ -264,7 +265,8 @@ class DeploymentMetadata:
     """
 
     schema_version: int = SCHEMA_VERSION
-    """Version of this layout."""
+    """Version of this layout: 1 as read from a version-1 file, else 3 with a motion and 2
+    without (what `to_json` writes)."""
     task_id: str = ""
     """Task the policy was trained on, e.g. "Mjlab-Velocity-Flat-Unitree-Go1"."""
     robot: RobotModelSpec = field(default_factory=RobotModelSpec)
@@ -332,6 +334,9 @@ class DeploymentMetadata:
         ]
         if isinstance(self.motion, Mapping):
             self.motion = MotionSpec(**self.motion)
+        if isinstance(self.schema_version, int) and 2 <= self.schema_version <= SCHEMA_VERSION:
+            # The layout of what it holds (what `to_json` writes): 3 only with a motion.
+            self.schema_version = 3 if self.motion is not None else 2
         self.joint_names = [
             str(n) if isinstance(n, np.str_) else n
             for n in _sequence(self.joint_names, "joint_names")
@@ -548,7 +553,9 @@ class DeploymentMetadata:
         self.validate()
         # Always the current layout: a file read as version 1 and written again may carry
         # version-2 fields, which a version-1 reader would ignore.
-        document = {**asdict(self), "schema_version": SCHEMA_VERSION}
+        document = {**asdict(self), "schema_version": SCHEMA_VERSION if self.motion else 2}
+        if self.motion is None:
+            document.pop("motion")
         return json.dumps(_encode(document), sort_keys=True, allow_nan=False)
 
     @classmethod

@@ -7,15 +7,17 @@ and the reference anchor pose in the robot's anchor frame. `MotionPlayer` loads 
 was trained on (`DeploymentMetadata.motion.content_hash`), and produces those terms one frame
 per control step:
 
-    player = MotionPlayer("squat.npz", policy.metadata)
-    player.reset()                                    # frame 0, aligned to the robot's anchor
+    player = MotionPlayer("motion.npz", policy.metadata)   # train writes it beside policy.onnx
+    player.reset(0, anchor_pos_w, anchor_quat_w)      # frame 0, moved over the robot's anchor
     while not player.done:
         terms = player.terms(anchor_pos_w, anchor_quat_w)   # the robot's anchor pose (FK + IMU)
         ...                                           # with the robot's own terms, as usual
-        player.advance()
+        player.advance()                              # after each cycle the policy acted in
 
-`align` moves the whole reference (a yaw turn and an x, y shift) so that its first anchor pose
-is over the robot's: a robot does not start where the motion was recorded.
+Give `reset` the robot's anchor pose (or call `align`): the whole reference is then turned and
+shifted about the world z axis so that its anchor is over the robot's with the robot's heading.
+A robot does not stand where the motion was recorded, and training only saw a few centimetres
+and 0.2 rad of difference at a start.
 """
 
 from __future__ import annotations
@@ -124,14 +126,23 @@ class MotionPlayer:
             arrays = {k: np.asarray(archive[k], dtype=np.float32) for k in ARRAY_FIELDS}
         digest = motion_content_hash(fps, joint_names, body_names, arrays)
         if digest != spec.content_hash:
+            remake = ""
+            if spec.source.startswith("synthetic: "):
+                clip = spec.source.partition(": ")[2]
+                remake = f" (or make it again: mjlab-motion synthetic {clip} -o FILE.npz)"
             raise ValueError(
                 f"{self.path.name} is not the motion this policy was trained on (content hash "
                 f"{digest[:12]}..., the policy's {spec.content_hash[:12]}..., "
-                f"source '{spec.source}'). Use the training motion file."
+                f"source '{spec.source}'). Use the motion.npz that train wrote beside "
+                f"policy.onnx{remake}."
             )
-        missing_joints = [n for n in metadata.joint_names if n not in joint_names]
-        if missing_joints:
-            raise ValueError(f"{self.path.name} has no joints {missing_joints}.")
+        command = next((c for c in metadata.commands if c.name == spec.command_name), None)
+        if command is None or command.dim != 2 * len(joint_names):
+            raise ValueError(
+                f"{self.path.name} has {len(joint_names)} joints, so its command has "
+                f"{2 * len(joint_names)} values; the policy's command '{spec.command_name}' has "
+                f"{None if command is None else command.dim}."
+            )
         if abs(fps * metadata.step_dt - 1.0) > 1e-6:
             raise ValueError(
                 f"{self.path.name} has {fps:g} frames per second; the policy runs at "
@@ -141,10 +152,11 @@ class MotionPlayer:
         self.spec = spec
         self.fps = fps
         self.num_frames = int(arrays["joint_pos"].shape[0])
-        order = [joint_names.index(n) for n in metadata.joint_names]
-        self.joint_pos = arrays["joint_pos"][:, order].astype(np.float64)
-        """(T, num_joints) reference joint positions in the policy's joint order, rad."""
-        self.joint_vel = arrays["joint_vel"][:, order].astype(np.float64)
+        self.joint_names = joint_names
+        """The motion's joints, in the order of its command (the model's joint order)."""
+        self.joint_pos = arrays["joint_pos"].astype(np.float64)
+        """(T, num_joints) reference joint positions, `joint_names` order, rad."""
+        self.joint_vel = arrays["joint_vel"].astype(np.float64)
         """(T, num_joints) reference joint velocities, rad/s."""
         self.body_names = body_names
         index = {n: i for i, n in enumerate(body_names)}
@@ -165,11 +177,25 @@ class MotionPlayer:
         """Whether the last frame has been reached."""
         return self.frame >= self.num_frames - 1
 
-    def reset(self, frame: int = 0) -> None:
-        """Go to `frame` (alignment kept)."""
+    def reset(
+        self,
+        frame: int = 0,
+        anchor_pos_w: np.ndarray | None = None,
+        anchor_quat_w: np.ndarray | None = None,
+    ) -> None:
+        """Go to `frame`; given the robot's anchor pose (world position m, quaternion wxyz),
+        also `align` the reference to it (otherwise the alignment is kept).
+
+        Raises:
+            ValueError: a frame outside the motion, or only one of the two pose arguments.
+        """
         if not 0 <= frame < self.num_frames:
             raise ValueError(f"frame must be in [0, {self.num_frames - 1}], got {frame}.")
+        if (anchor_pos_w is None) != (anchor_quat_w is None):
+            raise ValueError("Give both anchor_pos_w and anchor_quat_w to align, or neither.")
         self.frame = int(frame)
+        if anchor_pos_w is not None and anchor_quat_w is not None:
+            self.align(anchor_pos_w, anchor_quat_w)
 
     def advance(self) -> None:
         """One control step forward (stays at the last frame)."""
@@ -177,13 +203,12 @@ class MotionPlayer:
 
     def align(self, anchor_pos_w: np.ndarray, anchor_quat_w: np.ndarray) -> None:
         """Turn and shift the reference about the world z axis so that the current frame's
-        anchor has the robot anchor's x, y and yaw (its height and tilt stay the motion's)."""
-        self._yaw_offset = _yaw_quat(0.0)
-        self._pos_offset = np.zeros(3)
-        yaw = _yaw(np.asarray(anchor_quat_w, dtype=np.float64)) - _yaw(
-            self._body_quat[self.frame, self._anchor]
-        )
-        self._yaw_offset = _yaw_quat(yaw)
+        anchor has the robot anchor's x, y and heading (the heading of q_robot q_ref^-1, as the
+        task's relative reference; its height and tilt stay the motion's)."""
+        # The heading of q_robot q_ref^-1, as the task's relative reference measures it.
+        ref_quat = self._body_quat[self.frame, self._anchor]
+        robot_quat = np.asarray(anchor_quat_w, dtype=np.float64)
+        self._yaw_offset = _yaw_quat(_yaw(quat_mul(robot_quat, _quat_conj(ref_quat))))
         turned = quat_rotate(self._yaw_offset, self._body_pos[self.frame, self._anchor])
         self._pos_offset = np.array([anchor_pos_w[0] - turned[0], anchor_pos_w[1] - turned[1], 0.0])
 

@@ -19,7 +19,7 @@ import mujoco
 import numpy as np
 
 from mjlab.deploy.control import LOOP_TERMS, JointCommand, RobotState
-from mjlab.deploy.frames import projected_gravity, quat_rotate, quat_rotate_inverse
+from mjlab.deploy.frames import projected_gravity, quat_mul, quat_rotate, quat_rotate_inverse
 from mjlab.deploy.gains import actuator_for_joint, find_joint
 from mjlab.deploy.metadata import DeploymentMetadata
 from mjlab.deploy.motion import MotionPlayer
@@ -47,8 +47,8 @@ class MujocoRobot:
         fall_height: base height below which `fallen()` is true, m; None: half the spawn
             height `robot.init_pos[2]`.
         motion: a tracking policy's motion file (or a `MotionPlayer`): the robot then starts
-            every `reset` on the motion's first frame, computes the motion terms from its anchor
-            body and advances the motion one frame per `send`.
+            every `reset` on the motion's first frame and computes the motion terms from its
+            anchor body; `after_cycle(loop)` advances the motion after each policy cycle.
 
     Raises:
         ValueError: the metadata has no menagerie model, a joint is missing from the model or
@@ -230,6 +230,11 @@ class MujocoRobot:
             assert spec is not None
             self.anchor_body = m.body(spec.anchor_body).id
             self.tracked_bodies = [m.body(name).id for name in spec.body_names]
+            # The motion's joints (its own order) in this model.
+            motion_joints = [find_joint(m, name) for name in self.motion.joint_names]
+            self.motion_qpos_adr = m.jnt_qposadr[motion_joints]
+            self.motion_dof_adr = m.jnt_dofadr[motion_joints]
+            self._policy_cycles_seen = 0
 
     # -- state -------------------------------------------------------------------------------------
     def reset(self, qpos: np.ndarray | None = None, qvel: np.ndarray | None = None) -> None:
@@ -242,11 +247,12 @@ class MujocoRobot:
             pos, quat, lin, ang = self.motion.root_state()
             d.qpos[self.root_q : self.root_q + 3] = pos
             d.qpos[self.root_q + 3 : self.root_q + 7] = quat
-            d.qpos[self.qpos_adr] = self.motion.joint_pos[0]
+            d.qpos[self.motion_qpos_adr] = self.motion.joint_pos[0]
             d.qvel[self.root_v : self.root_v + 3] = lin
             # MuJoCo's free joint takes the angular velocity in the body frame.
             d.qvel[self.root_v + 3 : self.root_v + 6] = quat_rotate_inverse(quat, ang)
-            d.qvel[self.dof_adr] = self.motion.joint_vel[0]
+            d.qvel[self.motion_dof_adr] = self.motion.joint_vel[0]
+            self._policy_cycles_seen = 0
         elif qpos is None:
             d.qpos[self.root_q : self.root_q + 3] = self.meta.robot.init_pos
             rot = np.asarray(self.meta.robot.init_rot)
@@ -332,8 +338,16 @@ class MujocoRobot:
         m.actuator_biasprm[a, 2] = -np.asarray(command.kd)
         self.data.ctrl[a] = command.q_target
         mujoco.mj_step(m, self.data, nstep=self.meta.decimation)
-        if self.motion is not None:
+
+    def after_cycle(self, loop: Any) -> None:
+        """Advance the motion one frame if the loop's last cycle ran the policy (soft-start,
+        held-fault and damping cycles do not: the motion starts when the policy takes over).
+        Call after every `ControlLoop.step`; a no-op without a motion."""
+        if self.motion is None:
+            return
+        if loop.stats.policy_cycles > self._policy_cycles_seen:
             self.motion.advance()
+        self._policy_cycles_seen = loop.stats.policy_cycles
 
     def _kinematics(self) -> None:
         # mj_step leaves xpos/xquat at the state before its last integration; body poses of the
@@ -355,15 +369,31 @@ class MujocoRobot:
         ref_anchor_pos, ref_anchor_quat = self.motion.anchor_pose_w()
         ref_pos, _ = self.motion.body_pose_w()
         anchor_pos, anchor_quat = d.xpos[self.anchor_body], d.xquat[self.anchor_body]
-        yaw = _yaw(anchor_quat) - _yaw(ref_anchor_quat)
+        # The task's relative reference: the heading of q_robot q_ref^-1.
+        conj = ref_anchor_quat * np.array([1.0, -1.0, -1.0, -1.0])
+        yaw = _yaw(quat_mul(anchor_quat, conj))
         turn = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
         base = np.array([anchor_pos[0], anchor_pos[1], ref_anchor_pos[2]])
         relative = np.stack([base + quat_rotate(turn, p - ref_anchor_pos) for p in ref_pos])
         body_err = float(np.linalg.norm(relative - d.xpos[self.tracked_bodies], axis=1).mean())
         joint_err = float(
-            np.abs(d.qpos[self.qpos_adr] - self.motion.joint_pos[self.motion.frame]).mean()
+            np.abs(d.qpos[self.motion_qpos_adr] - self.motion.joint_pos[self.motion.frame]).mean()
         )
         return body_err, joint_err
+
+    def left_motion(self) -> bool:
+        """The tracking task's failure terminations against the current frame: the anchor
+        more than 0.25 m above or below the reference's, or the z components of gravity in the
+        two anchor frames more than 0.8 apart (a motion may squat or sit lower than
+        `fallen()`'s base height allows)."""
+        if self.motion is None:
+            raise ValueError("left_motion needs a tracking policy's motion.")
+        self._kinematics()
+        d = self.data
+        ref_pos, ref_quat = self.motion.anchor_pose_w()
+        quat = d.xquat[self.anchor_body]
+        tilt = abs(projected_gravity(ref_quat)[2] - projected_gravity(quat)[2])
+        return bool(abs(ref_pos[2] - d.xpos[self.anchor_body][2]) > 0.25 or tilt > 0.8)
 
     def fallen(self) -> bool:
         """Whether the base is tilted more than 60 deg (projected gravity z > -0.5) or lower

@@ -67,14 +67,17 @@ class MotionReport:
     """What a sim2sim run of a tracking policy through its whole motion measured."""
 
     frames: int
-    """Control steps played (the motion's frames until the end or a fall)."""
+    """Control steps played: a whole clip of T frames is T - 1 steps (the policy acts on frames
+    0..T-2; the episode ends on the last frame, as in training)."""
     num_frames: int
     """Frames in the motion."""
     fell: bool
-    """The robot fell (see `Sim2SimReport.falls`) before the last frame."""
+    """The robot left the motion before its last frame (`MujocoRobot.left_motion`), or the
+    control loop fell back to damping."""
     mean_body_pos_error: float
-    """Mean over frames and tracked bodies of |reference - robot| body position, m (the
-    reference moved to the robot anchor's x, y and yaw, as in training)."""
+    """Mean over steps and tracked bodies of |reference - robot| body position, m: as the
+    task's `error_body_pos`, the state after each step against the frame the policy acted on,
+    the reference moved to the robot anchor's x, y and heading."""
     max_body_pos_error: float
     """The largest per-frame mean body position error, m."""
     mean_joint_pos_error: float
@@ -178,6 +181,7 @@ class Sim2Sim(MujocoRobot):
         if command is not None:
             self.set_command(command)
         self.loop.step()
+        self.after_cycle(self.loop)
         return self.loop.last_observation
 
     def run(
@@ -289,7 +293,9 @@ class Sim2Sim(MujocoRobot):
         video: str | os.PathLike | None = None,
     ) -> MotionReport:
         """Play a tracking policy's whole motion once from its first frame (the robot starts
-        on the reference state) and measure how closely the robot follows it; stops at a fall.
+        on the reference state) and measure how closely the robot follows it; stops when the
+        robot leaves the motion (`left_motion`: the task's failure terminations) or the loop
+        falls back to damping.
 
         Raises:
             ValueError: the policy tracks no motion.
@@ -302,23 +308,29 @@ class Sim2Sim(MujocoRobot):
         self.loop.start()
         body_errors, joint_errors, frames_rgb = [], [], []
         fell = False
-        while not self.motion.done:
-            body, joint = self.tracking_errors()
-            body_errors.append(body)
-            joint_errors.append(joint)
-            self.step()
+        while not self.motion.done and self.loop.mode != "damping":
+            policy_cycles = self.loop.stats.policy_cycles
+            self.loop.step()
             if render is not None:
                 frames_rgb.append(render(self.model, self.data))
-            if self.fallen():
-                fell = True
-                break
+            if self.loop.stats.policy_cycles > policy_cycles:
+                # As the task measures it: the state after the step against the frame the
+                # policy acted on, before the motion moves on.
+                body, joint = self.tracking_errors()
+                body_errors.append(body)
+                joint_errors.append(joint)
+                if self.left_motion():
+                    fell = True
+                    break
+            self.after_cycle(self.loop)
+        fell = fell or self.loop.mode == "damping"
         report = MotionReport(
             frames=self.motion.frame,
             num_frames=self.motion.num_frames,
             fell=fell,
-            mean_body_pos_error=float(np.mean(body_errors)),
-            max_body_pos_error=float(np.max(body_errors)),
-            mean_joint_pos_error=float(np.mean(joint_errors)),
+            mean_body_pos_error=float(np.mean(body_errors)) if body_errors else float("nan"),
+            max_body_pos_error=float(np.max(body_errors)) if body_errors else float("nan"),
+            mean_joint_pos_error=float(np.mean(joint_errors)) if joint_errors else float("nan"),
             faults=self.loop.stats.fault_counts(),
             clamped_cycles=self.loop.stats.clamped_cycles,
             frames_rgb=frames_rgb,

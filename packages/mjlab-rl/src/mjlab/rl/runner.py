@@ -417,6 +417,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
                 clip_actions=getattr(self.env, "clip_actions", None),
             )
         out = export_policy(actor, Path(path) / filename, metadata, verbose=verbose)
+        if metadata is not None and metadata.motion is not None:
+            _save_motion_beside(env, Path(path))
         if self.cfg.get("upload_model", True):
             self.logger.save_model(str(out), self.current_learning_iteration)
 
@@ -598,3 +600,17 @@ def _reindex_optimizer_state(
         "state": reindexed,
         "param_groups": [{**groups[0], "params": list(range(len(new_order)))}],
     }
+
+
+def _save_motion_beside(env: Any, folder: Path) -> None:
+    """Write a tracking task's reference motion as `motion.npz` beside policy.onnx (once): the
+    robot side needs the very file the policy was trained on (its content hash is in the
+    metadata), and a "synthetic:<clip>" motion exists only in memory otherwise."""
+    target = folder / "motion.npz"
+    if target.exists():
+        return
+    for term in env.command_manager.terms.values():
+        motion = getattr(term, "motion", None)
+        if callable(getattr(term, "deployment_motion", None)) and hasattr(motion, "save"):
+            motion.save(target)
+            return

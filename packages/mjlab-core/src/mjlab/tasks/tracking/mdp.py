@@ -66,6 +66,24 @@ class MotionCommand(CommandTerm):
     """
 
     cfg: MotionCommandCfg
+    # The motion's tensors are constants read from the motion file, not env state: a restored
+    # snapshot keeps the file of its own config, never a copy of an older one.
+    _snapshot_exclude = (
+        *CommandTerm._snapshot_exclude,
+        "motion",
+        "_joint_pos",
+        "_joint_vel",
+        "_body_pos",
+        "_body_quat",
+        "_body_lin_vel",
+        "_body_ang_vel",
+        "_anchor_pos",
+        "_anchor_quat",
+        "_root_state",
+        "_kernel",
+        "_down",
+        "_subsets",
+    )
 
     def __init__(self, cfg: MotionCommandCfg, env):
         super().__init__(cfg, env)
@@ -149,6 +167,7 @@ class MotionCommand(CommandTerm):
         ):
             self.metrics[name] = torch.zeros(n, device=self.device)
         self._subsets: dict[tuple[str, ...], torch.Tensor] = {}
+        self._down = torch.tensor([0.0, 0.0, -1.0], device=self.device).expand(n, 3)
 
     # -- reference at the current frame ---------------------------------------------------------
     @property
@@ -586,9 +605,8 @@ def bad_anchor_orientation(
     """The z components of gravity in the reference and robot anchor frames differ by more than
     `threshold` (0..2; a tilt measure that ignores yaw)."""
     cmd = _command(env, command_name)
-    down = torch.tensor([0.0, 0.0, -1.0], device=env.device).expand(env.num_envs, 3)
-    g_ref = quat_apply_inverse(cmd.anchor_quat_w, down)
-    g_robot = quat_apply_inverse(cmd.robot_anchor_quat_w, down)
+    g_ref = quat_apply_inverse(cmd.anchor_quat_w, cmd._down)
+    g_robot = quat_apply_inverse(cmd.robot_anchor_quat_w, cmd._down)
     return (g_ref[:, 2] - g_robot[:, 2]).abs() > threshold
 
 

@@ -64,6 +64,8 @@ class Motion:
     source: str = ""
 
     def __post_init__(self) -> None:
+        if isinstance(self.fps, (np.floating, np.integer)):
+            object.__setattr__(self, "fps", float(self.fps))
         if not (isinstance(self.fps, (int, float)) and np.isfinite(self.fps) and self.fps > 0):
             raise ValueError(
                 f"Motion.fps must be a positive number of frames per second, got {self.fps!r}."
@@ -176,10 +178,17 @@ class Motion:
     def check_joints(self, joint_names: list[str] | tuple[str, ...], what: str) -> None:
         """Raise ValueError unless the motion's joints are exactly `joint_names` in order."""
         if tuple(joint_names) != self.joint_names:
+            pairs = zip(self.joint_names, joint_names, strict=False)
+            first = next((i for i, (a, b) in enumerate(pairs) if a != b), None)
+            at = (
+                f"first difference at joint {first}: motion '{self.joint_names[first]}', "
+                f"model '{joint_names[first]}'"
+                if first is not None
+                else "one list is longer"
+            )
             raise ValueError(
                 f"The motion's {len(self.joint_names)} joints do not match the {len(joint_names)} "
-                f"joints of {what} (motion: {list(self.joint_names)[:4]}..., model: "
-                f"{list(joint_names)[:4]}...). Convert the motion with that robot's model."
+                f"joints of {what} ({at}). Convert the motion with that robot's model."
             )
 
 

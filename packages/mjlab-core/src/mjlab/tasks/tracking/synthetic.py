@@ -172,7 +172,8 @@ def synthetic_motion(
         raise ValueError(
             f"default_joint_pos has shape {base.shape}; the model has {len(names)} joints."
         )
-    joint_pos = func(names, base, fps, default_depth if depth is None else depth)
+    depth = default_depth if depth is None else depth
+    joint_pos = func(names, base, fps, depth)
     hinge = [i for i in range(model.njnt) if model.joint(i).name in names]
     lo, hi = model.jnt_range[hinge].T
     limited = model.jnt_limited[hinge].astype(bool)

@@ -241,9 +241,10 @@ def tracking_env_cfg(
 def tracking_play_env_cfg(
     task: TrackingRobotCfg, state_estimation: bool = True, motion_file: str = "synthetic:squat"
 ) -> ManagerBasedRlEnvCfg:
-    """Play variant: every episode plays the whole motion from its first frame, no noise,
-    no randomization or pushes."""
+    """Play variant: every episode plays the whole motion from its first frame (the episode
+    ends with the motion, up to an hour), no noise, no randomization or pushes."""
     cfg = tracking_env_cfg(task, state_estimation, motion_file, num_envs=8)
+    cfg.episode_length_s = 3600.0
     motion = cfg.commands["motion"]
     motion.start_at_first_frame = True
     motion.pose_range, motion.velocity_range = {}, {}
