@@ -18,7 +18,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+import training_curve  # bench/training_curve.py (this script's folder is on sys.path)
 
 TAGS = {
     "error_body_pos_m": "Metrics/motion/error_body_pos",
@@ -32,18 +32,7 @@ TAGS = {
 
 
 def load(run: Path) -> dict[str, np.ndarray]:
-    acc = EventAccumulator(str(run), size_guidance={"scalars": 0})
-    acc.Reload()
-    base = acc.Scalars(TAGS["mean_episode_length"])
-    steps = np.array([e.step for e in base])
-    t0 = base[0].wall_time
-    out = {"iteration": steps, "wall_time_s": np.array([e.wall_time - t0 for e in base])}
-    for name, tag in TAGS.items():
-        by_step = (
-            {e.step: e.value for e in acc.Scalars(tag)} if tag in acc.Tags()["scalars"] else {}
-        )
-        out[name] = np.array([by_step.get(s, np.nan) for s in steps])
-    return out
+    return training_curve.load(run, TAGS, TAGS["mean_episode_length"])
 
 
 def smooth(values: np.ndarray, n: int = 10) -> np.ndarray:

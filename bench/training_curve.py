@@ -30,14 +30,18 @@ TAGS = {
 }
 
 
-def load(run: Path) -> dict[str, np.ndarray]:
+def load(
+    run: Path, tags: dict[str, str] = TAGS, base_tag: str = TAGS["track_lin_vel_xy_exp"]
+) -> dict[str, np.ndarray]:
+    """The run's scalars `tags` ({column: tensorboard tag}) at the iterations `base_tag` was
+    logged, with `iteration` and `wall_time_s` (from the first of them); NaN where missing."""
     acc = EventAccumulator(str(run), size_guidance={"scalars": 0})
     acc.Reload()
-    base = acc.Scalars(TAGS["track_lin_vel_xy_exp"])
+    base = acc.Scalars(base_tag)
     steps = np.array([e.step for e in base])
     t0 = base[0].wall_time
     out = {"iteration": steps, "wall_time_s": np.array([e.wall_time - t0 for e in base])}
-    for name, tag in TAGS.items():
+    for name, tag in tags.items():
         by_step = (
             {e.step: e.value for e in acc.Scalars(tag)} if tag in acc.Tags()["scalars"] else {}
         )
