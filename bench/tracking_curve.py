@@ -14,7 +14,6 @@ last frame (a count, not a fraction).
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
 
 import numpy as np
@@ -54,13 +53,7 @@ def main() -> None:
     args = parser.parse_args()
 
     data = load(args.run)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    names = list(data)
-    with open(args.out.with_suffix(".csv"), "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(names)
-        for i in range(len(data["iteration"])):
-            writer.writerow([f"{data[n][i]:.6g}" for n in names])
+    training_curve.write_csv(data, args.out.with_suffix(".csv"))
 
     import matplotlib
 

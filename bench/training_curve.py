@@ -49,6 +49,17 @@ def load(
     return out
 
 
+def write_csv(data: dict[str, np.ndarray], path: Path) -> None:
+    """One row per iteration, one column per series (6 significant digits); folders created."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    names = list(data)
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(names)
+        for i in range(len(data["iteration"])):
+            writer.writerow([f"{data[n][i]:.6g}" for n in names])
+
+
 def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """One curve from a run and its resumptions (see the module docstring)."""
     out = parts[0]
@@ -84,13 +95,7 @@ def main() -> None:
     smooth = np.convolve(np.nan_to_num(track), np.ones(10) / 10, mode="full")[: len(track)]
     smooth[:9] = np.nan
 
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    names = list(data)
-    with open(args.out.with_suffix(".csv"), "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(names)
-        for i in range(len(data["iteration"])):
-            writer.writerow([f"{data[n][i]:.6g}" for n in names])
+    write_csv(data, args.out.with_suffix(".csv"))
 
     import matplotlib
 

@@ -48,3 +48,19 @@ def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             aw * bz + ax * by - ay * bx + az * bw,
         ]
     )
+
+
+def quat_conjugate(quat_wxyz: np.ndarray) -> np.ndarray:
+    """(w, -x, -y, -z): the inverse rotation of a unit quaternion (4,) wxyz."""
+    return np.asarray(quat_wxyz, dtype=np.float64) * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def heading(quat_wxyz: np.ndarray) -> float:
+    """Yaw of the rotated x axis in the world xy plane, rad, (-pi, pi]."""
+    w, x, y, z = np.asarray(quat_wxyz, dtype=np.float64)
+    return float(np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)))
+
+
+def yaw_quat(yaw: float) -> np.ndarray:
+    """The unit quaternion (4,) wxyz of a rotation by `yaw` rad about the world z axis."""
+    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])

@@ -28,7 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from mjlab.deploy.frames import quat_mul, quat_rotate, quat_rotate_inverse
+from mjlab.deploy.frames import (
+    heading,
+    quat_conjugate,
+    quat_mul,
+    quat_rotate,
+    quat_rotate_inverse,
+    yaw_quat,
+)
 from mjlab.deploy.metadata import DeploymentMetadata
 
 ARRAY_FIELDS = (
@@ -58,19 +65,6 @@ def motion_content_hash(
     for name in ARRAY_FIELDS:
         h.update(np.ascontiguousarray(arrays[name], dtype="<f4").tobytes())
     return h.hexdigest()
-
-
-def _yaw(quat: np.ndarray) -> float:
-    w, x, y, z = quat
-    return float(np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)))
-
-
-def _yaw_quat(yaw: float) -> np.ndarray:
-    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
-
-
-def _quat_conj(q: np.ndarray) -> np.ndarray:
-    return q * np.array([1.0, -1.0, -1.0, -1.0])
 
 
 def _matrix_columns(q: np.ndarray) -> np.ndarray:
@@ -166,7 +160,7 @@ class MotionPlayer:
         self._body_quat = arrays["body_quat_w"].astype(np.float64)
         self._body_lin_vel = arrays["body_lin_vel_w"].astype(np.float64)
         self._body_ang_vel = arrays["body_ang_vel_w"].astype(np.float64)
-        self._yaw_offset = _yaw_quat(0.0)
+        self._yaw_offset = yaw_quat(0.0)
         self._pos_offset = np.zeros(3)
         self.frame = 0
         """The current frame."""
@@ -208,7 +202,7 @@ class MotionPlayer:
         # The heading of q_robot q_ref^-1, as the task's relative reference measures it.
         ref_quat = self._body_quat[self.frame, self._anchor]
         robot_quat = np.asarray(anchor_quat_w, dtype=np.float64)
-        self._yaw_offset = _yaw_quat(_yaw(quat_mul(robot_quat, _quat_conj(ref_quat))))
+        self._yaw_offset = yaw_quat(heading(quat_mul(robot_quat, quat_conjugate(ref_quat))))
         turned = quat_rotate(self._yaw_offset, self._body_pos[self.frame, self._anchor])
         self._pos_offset = np.array([anchor_pos_w[0] - turned[0], anchor_pos_w[1] - turned[1], 0.0])
 
@@ -256,5 +250,5 @@ class MotionPlayer:
             "motion_anchor_pos_b": quat_rotate_inverse(
                 robot_quat, ref_pos - np.asarray(anchor_pos_w, dtype=np.float64)
             ),
-            "motion_anchor_ori_b": _matrix_columns(quat_mul(_quat_conj(robot_quat), ref_quat)),
+            "motion_anchor_ori_b": _matrix_columns(quat_mul(quat_conjugate(robot_quat), ref_quat)),
         }

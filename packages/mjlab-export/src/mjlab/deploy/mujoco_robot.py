@@ -19,7 +19,15 @@ import mujoco
 import numpy as np
 
 from mjlab.deploy.control import LOOP_TERMS, JointCommand, RobotState
-from mjlab.deploy.frames import projected_gravity, quat_mul, quat_rotate, quat_rotate_inverse
+from mjlab.deploy.frames import (
+    heading,
+    projected_gravity,
+    quat_conjugate,
+    quat_mul,
+    quat_rotate,
+    quat_rotate_inverse,
+    yaw_quat,
+)
 from mjlab.deploy.gains import actuator_for_joint, find_joint
 from mjlab.deploy.metadata import DeploymentMetadata
 from mjlab.deploy.motion import MotionPlayer
@@ -370,9 +378,7 @@ class MujocoRobot:
         ref_pos, _ = self.motion.body_pose_w()
         anchor_pos, anchor_quat = d.xpos[self.anchor_body], d.xquat[self.anchor_body]
         # The task's relative reference: the heading of q_robot q_ref^-1.
-        conj = ref_anchor_quat * np.array([1.0, -1.0, -1.0, -1.0])
-        yaw = _yaw(quat_mul(anchor_quat, conj))
-        turn = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+        turn = yaw_quat(heading(quat_mul(anchor_quat, quat_conjugate(ref_anchor_quat))))
         base = np.array([anchor_pos[0], anchor_pos[1], ref_anchor_pos[2]])
         relative = np.stack([base + quat_rotate(turn, p - ref_anchor_pos) for p in ref_pos])
         body_err = float(np.linalg.norm(relative - d.xpos[self.tracked_bodies], axis=1).mean())
@@ -431,11 +437,6 @@ class MujocoRobot:
         """Horizontal distance from the last reset to now, m."""
         end = self.data.qpos[self.root_q : self.root_q + 2]
         return float(np.linalg.norm(end - self.start_xy))
-
-
-def _yaw(quat: np.ndarray) -> float:
-    w, x, y, z = quat
-    return float(np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)))
 
 
 def _check_ground_contact(m: mujoco.MjModel, robot_geoms: list[int], meta: Any) -> None:

@@ -235,6 +235,16 @@ class MotionCommand(CommandTerm):
         """(num_envs, num_bodies, 4) the robot's tracked body orientations, world, wxyz."""
         return self.robot.data.body_link_quat_w[:, self._robot_body_ids]
 
+    @property
+    def robot_body_lin_vel_w(self) -> torch.Tensor:
+        """(num_envs, num_bodies, 3) the robot's tracked body origin velocities, world, m/s."""
+        return self.robot.data.body_link_lin_vel_w[:, self._robot_body_ids]
+
+    @property
+    def robot_body_ang_vel_w(self) -> torch.Tensor:
+        """(num_envs, num_bodies, 3) the robot's tracked body angular velocities, world, rad/s."""
+        return self.robot.data.body_link_ang_vel_w[:, self._robot_body_ids]
+
     def body_subset(self, names: tuple[str, ...] | None) -> torch.Tensor | slice:
         """Indices (into the tracked bodies) of the bodies matching `names` (regexes, full
         match); None: all of them."""
@@ -561,8 +571,7 @@ def motion_global_body_linear_velocity_error_exp(
     """exp(-mean over bodies |v_ref - v|^2 / std^2), world velocities, std in m/s."""
     cmd = _command(env, command_name)
     ids = cmd.body_subset(body_names)
-    robot = cmd.robot.data.body_link_lin_vel_w[:, cmd._robot_body_ids]
-    err = (cmd.body_lin_vel_w[:, ids] - robot[:, ids]).square().sum(dim=-1)
+    err = (cmd.body_lin_vel_w[:, ids] - cmd.robot_body_lin_vel_w[:, ids]).square().sum(dim=-1)
     return torch.exp(-err.mean(dim=-1) / std**2)
 
 
@@ -575,8 +584,7 @@ def motion_global_body_angular_velocity_error_exp(
     """exp(-mean over bodies |w_ref - w|^2 / std^2), world, std in rad/s."""
     cmd = _command(env, command_name)
     ids = cmd.body_subset(body_names)
-    robot = cmd.robot.data.body_link_ang_vel_w[:, cmd._robot_body_ids]
-    err = (cmd.body_ang_vel_w[:, ids] - robot[:, ids]).square().sum(dim=-1)
+    err = (cmd.body_ang_vel_w[:, ids] - cmd.robot_body_ang_vel_w[:, ids]).square().sum(dim=-1)
     return torch.exp(-err.mean(dim=-1) / std**2)
 
 
