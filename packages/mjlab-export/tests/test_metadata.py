@@ -134,8 +134,9 @@ def test_a_version_1_file_reads_with_no_delay_and_no_clips_and_is_rewritten_as_t
     assert old.schema_version == 1
     assert all(t.delay == 0 for t in old.observations)
     assert old.action_clip is None and old.clip_actions is None and old.joint_pos_limits == []
-    # Written as the lowest version that holds it: 2 without a motion (3 adds `motion`).
-    assert SCHEMA_VERSION == 3
+    # Written as the lowest version that holds it: 2 without a motion (3 adds `motion`, 4
+    # `images`).
+    assert SCHEMA_VERSION == 4
     assert json.loads(old.to_json())["schema_version"] == 2
 
 

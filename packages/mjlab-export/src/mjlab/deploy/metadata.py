@@ -16,13 +16,15 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the JSON layout this module writes; it reads versions 1..SCHEMA_VERSION.
 Version 2 added observation `delay`, `action_clip`, `clip_actions`, `joint_pos_limits`,
 `joint_vel_limit` and command `components` (a version-1 file reads as delay 0, no clips,
 unlimited joints and unnamed command values); version 3 added `motion` (a tracking policy's
-reference motion; older files read as None). A file is written as the lowest version that holds
-it: 3 with a motion, else 2, so a robot with an older runtime still reads other policies."""
+reference motion; older files read as None); version 4 added `images` (camera inputs of an
+image policy; older files read as none). A file is written as the lowest version that holds
+it: 4 with images, 3 with a motion, else 2, so a robot with an older runtime still reads
+other policies."""
 METADATA_KEY = "mjlab.deployment"
 """ONNX `metadata_props` key of the JSON document."""
 FLAT_KEYS = (
@@ -247,6 +249,74 @@ class MotionSpec:
         self.source = str(self.source)
 
 
+IMAGE_DATA_TYPES = ("rgb", "depth")
+"""Values of `ImageInputSpec.data_type`."""
+
+
+@dataclass(kw_only=True)
+class ImageInputSpec:
+    """One camera input of an image policy (v4): an ONNX input besides "obs".
+
+    What the robot gives (`OnnxPolicy.preprocess_image`): "rgb", an (H, W, 3) uint8 frame;
+    "depth", an (H, W) float32 depth image in metres (distance along the camera axis).
+    What the network reads, as mjlab's image terms compute it (float32, channels first):
+    "rgb": frame / 255, shape (3, H, W); "depth": clip(depth, 0, max_depth) / max_depth, shape
+    (1, H, W).
+
+    Raises:
+        ValueError: a malformed field (the message names it).
+    """
+
+    name: str
+    """The ONNX input (the training's observation group), e.g. "camera"."""
+    term: str
+    """The observation term that produced it, e.g. "rgb"."""
+    data_type: str
+    """"rgb" or "depth"."""
+    shape: list[int]
+    """(C, H, W) the network reads: C = 3 for rgb, 1 for depth."""
+    max_depth: float | None = None
+    """Depth normalization range, m ("depth" only)."""
+    camera: dict[str, Any] = field(default_factory=dict)
+    """The training camera: name, fovy (degrees), width, height, and its pose (parent body,
+    pos m, quat wxyz) where it was added by the task, JSON values only. A robot's camera should
+    match it."""
+
+    def __post_init__(self) -> None:
+        where = f"images['{self.name}']"
+        if not isinstance(self.name, str) or not self.name or self.name == "obs":
+            raise ValueError(
+                f"{where}: name must be a non-empty string other than 'obs' (the ONNX input)."
+            )
+        if self.data_type not in IMAGE_DATA_TYPES:
+            raise ValueError(
+                f"{where}.data_type is {self.data_type!r}; use one of {list(IMAGE_DATA_TYPES)}."
+            )
+        shape = [_int(v, f"{where}.shape") for v in _sequence(self.shape, f"{where}.shape")]
+        channels = 3 if self.data_type == "rgb" else 1
+        if len(shape) != 3 or shape[0] != channels or min(shape) < 1:
+            raise ValueError(
+                f"{where}.shape must be [C, H, W] with C = {channels} for {self.data_type}, got "
+                f"{shape}."
+            )
+        self.shape = shape
+        if self.data_type == "depth":
+            if self.max_depth is None:
+                raise ValueError(f"{where}.max_depth (m) is required for a depth image.")
+            (self.max_depth,) = _floats([self.max_depth], f"{where}.max_depth")
+            if not self.max_depth > 0:
+                raise ValueError(f"{where}.max_depth must be > 0 m, got {self.max_depth}.")
+        if not isinstance(self.camera, Mapping):
+            raise ValueError(f"{where}.camera must be a dict of JSON values.")
+        self.camera = dict(self.camera)
+
+    @property
+    def raw_shape(self) -> tuple[int, ...]:
+        """Shape of the frame the robot gives: (H, W, 3) for rgb, (H, W) for depth."""
+        _, h, w = self.shape
+        return (h, w, 3) if self.data_type == "rgb" else (h, w)
+
+
 @dataclass(kw_only=True)
 class DeploymentMetadata:
     """Versioned description of a policy's interface and of the robot it drives.
@@ -309,6 +379,9 @@ class DeploymentMetadata:
     """Commands."""
     motion: MotionSpec | None = None
     """The reference motion of a tracking policy (v3); None for other policies."""
+    images: list[ImageInputSpec] = field(default_factory=list)
+    """Camera inputs of an image policy (v4), in the ONNX graph's input order after "obs";
+    empty for other policies."""
     step_dt: float = 0.02
     """Control period, s; equals physics_dt * decimation."""
     physics_dt: float = 0.005
@@ -334,9 +407,13 @@ class DeploymentMetadata:
         ]
         if isinstance(self.motion, Mapping):
             self.motion = MotionSpec(**self.motion)
+        self.images = [
+            ImageInputSpec(**i) if isinstance(i, Mapping) else i
+            for i in _sequence(self.images, "images")
+        ]
         if isinstance(self.schema_version, int) and 2 <= self.schema_version <= SCHEMA_VERSION:
-            # The layout of what it holds (what `to_json` writes): 3 only with a motion.
-            self.schema_version = 3 if self.motion is not None else 2
+            # The layout of what it holds (what `to_json` writes).
+            self.schema_version = self._layout_version()
         self.joint_names = [
             str(n) if isinstance(n, np.str_) else n
             for n in _sequence(self.joint_names, "joint_names")
@@ -369,6 +446,11 @@ class DeploymentMetadata:
             raise ValueError("package_versions must be a dict of package names to versions.")
         self.package_versions = {str(k): str(v) for k, v in self.package_versions.items()}
         self.validate()
+
+    def _layout_version(self) -> int:
+        """The lowest schema version that holds this metadata: 4 with images, 3 with a motion,
+        else 2."""
+        return 4 if self.images else 3 if self.motion is not None else 2
 
     @property
     def num_joints(self) -> int:
@@ -503,6 +585,12 @@ class DeploymentMetadata:
                     f"Deployment metadata: motion.command_name '{self.motion.command_name}' is "
                     f"not one of the commands {[c.name for c in self.commands]}."
                 )
+        if not all(isinstance(i, ImageInputSpec) for i in self.images):
+            raise ValueError("Deployment metadata field 'images' must hold ImageInputSpec.")
+        image_names = [i.name for i in self.images]
+        repeated = sorted({n for n in image_names if image_names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"Deployment metadata field 'images' repeats the inputs {repeated}.")
         if not (self.step_dt > 0 and self.physics_dt > 0 and self.decimation >= 1):
             raise ValueError(
                 "Deployment metadata: step_dt and physics_dt must be > 0 and decimation >= 1, got "
@@ -553,9 +641,11 @@ class DeploymentMetadata:
         self.validate()
         # Always the current layout: a file read as version 1 and written again may carry
         # version-2 fields, which a version-1 reader would ignore.
-        document = {**asdict(self), "schema_version": SCHEMA_VERSION if self.motion else 2}
+        document = {**asdict(self), "schema_version": self._layout_version()}
         if self.motion is None:
             document.pop("motion")
+        if not self.images:
+            document.pop("images")
         return json.dumps(_encode(document), sort_keys=True, allow_nan=False)
 
     @classmethod
@@ -593,6 +683,7 @@ class DeploymentMetadata:
             "joint_pos_limits",
             "joint_vel_limit",
             "motion",
+            "images",
         )
         missing = [f.name for f in fields(cls) if f.name not in raw and f.name not in optional]
         if missing:

@@ -12,6 +12,7 @@ from mjlab.deploy.metadata import (
     METADATA_KEY,
     CommandSpec,
     DeploymentMetadata,
+    ImageInputSpec,
     ObservationTermSpec,
 )
 
@@ -21,7 +22,10 @@ class OnnxPolicy:
 
     Typical robot loop: `reset()` at the start of an episode, then every `step_dt`:
     `obs = build_observation(terms)`, `actions = policy(obs)`,
-    `q_target, kp, kd = joint_targets(actions)`.
+    `q_target, kp, kd = joint_targets(actions)`. An image policy (`metadata.images`, e.g.
+    `Mjlab-Lift-Cube-Franka-Rgb`) also takes its camera frames:
+    `actions = policy(obs, images={"camera": frame})`, each frame as the camera gives it
+    ((H, W, 3) uint8 RGB, or (H, W) float32 depth in metres; see `preprocess_image`).
 
     Args:
         path: the .onnx file.
@@ -77,11 +81,21 @@ class OnnxPolicy:
                 "Re-export it, or pass allow_missing_metadata=True to run it raw."
             )
         inputs, outputs = self.session.get_inputs(), self.session.get_outputs()
-        if len(inputs) != 1 or len(outputs) < 1:
+        images = self.metadata.images if self.metadata is not None else []
+        if len(inputs) != 1 + len(images) or len(outputs) < 1:
+            expected = ", ".join(["obs", *(i.name for i in images)])
             raise ValueError(
-                f"{self.path} has {len(inputs)} inputs and {len(outputs)} outputs; an mjlab "
-                "policy has one input (obs) and one output (actions)."
+                f"{self.path} has {len(inputs)} inputs and {len(outputs)} outputs; this mjlab "
+                f"policy has {1 + len(images)} inputs ({expected}) and one output (actions)."
             )
+        for spec, node in zip(images, inputs[1:], strict=True):
+            if node.name != spec.name or list(node.shape[1:]) != spec.shape:
+                raise ValueError(
+                    f"{self.path}: the network's input '{node.name}' {node.shape} does not match "
+                    f"the metadata's image '{spec.name}' (batch, {', '.join(map(str, spec.shape))})."
+                )
+        self.image_inputs: list[ImageInputSpec] = list(images)
+        """Camera inputs besides "obs" (empty for a state policy), in the graph's order."""
         self._input = inputs[0].name
         self._output = outputs[0].name
         self.obs_dim = _static_last_dim(inputs[0].shape, "input", self.path)
@@ -250,19 +264,70 @@ class OnnxPolicy:
         self._refill = None
         return np.concatenate(parts, axis=-1).astype(np.float32)
 
+    # -- images ------------------------------------------------------------------------------------
+    def preprocess_image(self, name: str, frame: np.ndarray) -> np.ndarray:
+        """What mjlab's image term makes of a camera frame (float32, channels first).
+
+        Args:
+            name: the image input (`image_inputs[i].name`, e.g. "camera").
+            frame: "rgb": (H, W, 3) or (batch, H, W, 3) uint8; "depth": (H, W) or (batch, H, W)
+                float depth along the camera axis, m (NaN/Inf refused; beyond max_depth clips).
+
+        Returns:
+            (batch, C, H, W) float32: rgb / 255, or clip(depth, 0, max_depth) / max_depth.
+
+        Raises:
+            ValueError: an unknown input, a frame of the wrong shape or dtype, NaN/Inf depth.
+        """
+        specs = {s.name: s for s in self.image_inputs}
+        if name not in specs:
+            raise ValueError(f"Image input '{name}' is not one of this policy's {list(specs)}.")
+        spec = specs[name]
+        frame = np.asarray(frame)
+        raw = spec.raw_shape
+        batched = frame.shape[1:] == raw
+        if frame.shape != raw and not batched:
+            raise ValueError(
+                f"Image '{name}' ({spec.data_type}) has shape {frame.shape}; expected {raw} or "
+                f"(batch, {', '.join(map(str, raw))})."
+            )
+        frames = frame if batched else frame[None]
+        if spec.data_type == "rgb":
+            if frames.dtype != np.uint8:
+                raise ValueError(
+                    f"Image '{name}' is {frames.dtype}; an rgb frame is uint8 (0-255), as the "
+                    "camera gives it."
+                )
+            return np.ascontiguousarray(
+                np.moveaxis(frames, -1, 1).astype(np.float32) / np.float32(255.0)
+            )
+        depth = frames.astype(np.float32)
+        if not np.isfinite(depth).all():
+            raise ValueError(
+                f"Depth image '{name}' contains NaN or Inf; give the sensor's range (m) for "
+                "pixels it could not measure (mjlab's camera reports max_depth for a miss)."
+            )
+        top = np.float32(spec.max_depth)
+        return (np.clip(depth, np.float32(0.0), top) / top)[:, None]
+
     # -- inference ---------------------------------------------------------------------------------
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
-        """Actions for observations.
+    def __call__(
+        self, obs: np.ndarray, images: Mapping[str, np.ndarray] | None = None
+    ) -> np.ndarray:
+        """Actions for observations (and, for an image policy, camera frames).
 
         Args:
             obs: (obs_dim,) or (batch, obs_dim), converted to float32.
+            images: {input name: camera frame} for every `image_inputs` entry, as the camera
+                gives it (see `preprocess_image`), batched like `obs`; None for a state policy.
 
         Returns:
             (action_dim,) or (batch, action_dim) float32, matching the rank of `obs`; clamped to
             +-`metadata.clip_actions` when training clamped them.
 
         Raises:
-            ValueError: wrong size, or NaN/Inf in the observation (indices and terms named).
+            ValueError: wrong size, NaN/Inf in the observation (indices and terms named), or
+                missing, unknown or malformed images.
             RuntimeError: the network produced NaN/Inf actions.
         """
         obs = np.asarray(obs, dtype=np.float32)
@@ -279,7 +344,20 @@ class OnnxPolicy:
                 f"Observation contains NaN or Inf at indices {bad[:10]}{self._terms_at(bad)}; "
                 "refusing to act on it."
             )
-        actions = self.session.run([self._output], {self._input: batch})[0]
+        feeds = {self._input: batch}
+        given = dict(images or {})
+        wanted = [s.name for s in self.image_inputs]
+        if sorted(given) != sorted(wanted):
+            raise ValueError(f"Images given {sorted(given)}; this policy reads {wanted or 'none'}.")
+        for name in wanted:
+            pixels = self.preprocess_image(name, given[name])
+            if pixels.shape[0] != batch.shape[0]:
+                raise ValueError(
+                    f"Image '{name}' has a batch of {pixels.shape[0]}, the observation "
+                    f"{batch.shape[0]}."
+                )
+            feeds[name] = pixels
+        actions = self.session.run([self._output], feeds)[0]
         actions = np.asarray(actions, dtype=np.float32)
         if not np.isfinite(actions).all():
             raise RuntimeError(f"{self.path} produced NaN or Inf actions for a finite observation.")

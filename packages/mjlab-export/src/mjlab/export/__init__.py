@@ -3,6 +3,7 @@
 from mjlab.deploy.metadata import (
     CommandSpec,
     DeploymentMetadata,
+    ImageInputSpec,
     ObservationTermSpec,
     RobotModelSpec,
 )
@@ -15,6 +16,7 @@ __all__ = [
     "CommandSpec",
     "DeploymentMetadata",
     "ExportError",
+    "ImageInputSpec",
     "ObservationTermSpec",
     "RobotModelSpec",
     "actor_from_rsl_rl",

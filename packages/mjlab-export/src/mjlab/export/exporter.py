@@ -58,8 +58,9 @@ def export_policy(
 ) -> Path:
     """Write `actor` to `path` as one self-contained ONNX file with deployment metadata.
 
-    The graph has input "obs" (batch, obs_dim) float32 and output "actions" (batch, A), with a
-    dynamic batch axis; it is traced with the legacy exporter (`dynamo=False`) from a CPU copy
+    The graph has input "obs" (batch, obs_dim) float32, then one input per camera image of
+    `metadata.images` (named after it, (batch, C, H, W) float32, what mjlab's image terms
+    compute), and output "actions" (batch, A), with a dynamic batch axis; it is traced with the legacy exporter (`dynamo=False`) from a CPU copy
     of `actor` in eval mode (the caller's module is not modified). The metadata goes under
     `mjlab.deployment` plus the flat keys. The file is written atomically (temp folder beside
     `path`, then `os.replace`) after two checks: no external-data sidecar, and onnxruntime
@@ -68,7 +69,9 @@ def export_policy(
 
     Args:
         actor: deterministic module mapping obs (B, D) float32 -> actions (B, A), with its
-            observation normalizer inside (e.g. `actor_from_rsl_rl(model)`).
+            observation normalizer inside (e.g. `actor_from_rsl_rl(model)`); an image policy's
+            maps (obs, *images) -> actions, images in `metadata.images` order (rsl-rl's
+            `CNNModel.as_onnx()`).
         path: the .onnx file to write; its folder is created.
         metadata: what the robot needs (joint order, gains, observation layout); None writes a
             file that `OnnxPolicy` only opens with `allow_missing_metadata=True`.
@@ -95,12 +98,18 @@ def export_policy(
             raise ValueError(
                 f"Metadata observation terms add up to {metadata.obs_dim} values but the actor takes {dim}."
             )
-    dummy = torch.zeros(1, dim)
+    images = list(metadata.images) if metadata is not None else []
+    dummy = (torch.zeros(1, dim), *(torch.zeros(1, *i.shape) for i in images))
     try:
         with torch.inference_mode():
-            out = actor(dummy)
-    except RuntimeError as err:
-        raise ValueError(f"The actor fails on a (1, {dim}) observation: {err}") from err
+            out = actor(*dummy)
+    except (RuntimeError, TypeError) as err:
+        what = f"a (1, {dim}) observation"
+        if images:
+            what += " and images " + ", ".join(
+                f"{i.name} (1, {', '.join(map(str, i.shape))})" for i in images
+            )
+        raise ValueError(f"The actor fails on {what}: {err}") from err
     if not isinstance(out, torch.Tensor) or out.ndim != 2 or out.shape[0] != 1:
         raise ValueError(
             "The actor must map obs (B, D) to one tensor of actions (B, A); got "
@@ -116,16 +125,17 @@ def export_policy(
             # The legacy (TorchScript) exporter is chosen on purpose: it handles dynamic_axes
             # without the deprecation noise of the dynamo path for these small MLPs.
             warnings.simplefilter("ignore", DeprecationWarning)
+            names = ["obs", *(i.name for i in images)]
             torch.onnx.export(
                 actor,
-                (dummy,),
+                dummy,
                 str(raw),
                 export_params=True,
                 opset_version=opset,
                 verbose=verbose,
-                input_names=["obs"],
+                input_names=names,
                 output_names=["actions"],
-                dynamic_axes={"obs": {0: "batch"}, "actions": {0: "batch"}},
+                dynamic_axes={n: {0: "batch"} for n in [*names, "actions"]},
                 dynamo=False,
             )
         sidecars = sorted(p.name for p in Path(tmpdir).iterdir() if p != raw)
@@ -143,10 +153,12 @@ def export_policy(
         onnx.checker.check_model(model)
         final = Path(tmpdir) / "final.onnx"
         onnx.save_model(model, str(final), save_as_external_data=False)
-        obs = torch.randn(PARITY_BATCH, dim, generator=torch.Generator().manual_seed(0))
-        diff = check_onnx_parity(actor, final, obs)
+        gen = torch.Generator().manual_seed(0)
+        obs = torch.randn(PARITY_BATCH, dim, generator=gen)
+        pixels = {i.name: torch.rand(PARITY_BATCH, *i.shape, generator=gen) for i in images}
+        diff = check_onnx_parity(actor, final, obs, pixels)
         with torch.no_grad():
-            scale = max(1.0, float(actor(obs).abs().max()))
+            scale = max(1.0, float(actor(obs, *pixels.values()).abs().max()))
         if not diff <= PARITY_TOLERANCE * scale:
             raise ValueError(
                 f"ONNX export differs from torch by {diff:.3g} > {PARITY_TOLERANCE} x "
@@ -158,7 +170,10 @@ def export_policy(
 
 
 def check_onnx_parity(
-    actor: torch.nn.Module, path: str | os.PathLike, obs: torch.Tensor | np.ndarray
+    actor: torch.nn.Module,
+    path: str | os.PathLike,
+    obs: torch.Tensor | np.ndarray,
+    images: dict[str, torch.Tensor] | None = None,
 ) -> float:
     """Max abs difference between onnxruntime and torch actions.
 
@@ -166,6 +181,7 @@ def check_onnx_parity(
         actor: the torch module that was exported (run as given, on CPU, without gradients).
         path: the .onnx file.
         obs: (B, D) observations.
+        images: {input name: (B, C, H, W) float32} for an image policy, in the graph's order.
 
     Returns:
         max |actions_onnx - actions_torch| over the batch (inf when either has NaN).
@@ -173,10 +189,12 @@ def check_onnx_parity(
     import onnxruntime as ort
 
     obs = torch.as_tensor(obs, dtype=torch.float32).cpu()
+    pixels = {k: torch.as_tensor(v, dtype=torch.float32).cpu() for k, v in (images or {}).items()}
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     with torch.inference_mode():
-        expected = actor(obs).cpu().numpy()
-    got = session.run(["actions"], {"obs": obs.numpy()})[0]
+        expected = actor(obs, *pixels.values()).cpu().numpy()
+    feeds = {"obs": obs.numpy(), **{k: v.numpy() for k, v in pixels.items()}}
+    got = session.run(["actions"], feeds)[0]
     if got.shape != expected.shape:
         raise ValueError(f"ONNX actions have shape {got.shape}, torch {expected.shape}.")
     diff = np.abs(got.astype(np.float64) - expected)

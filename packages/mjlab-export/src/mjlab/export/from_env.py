@@ -9,6 +9,7 @@ from typing import Any
 from mjlab.deploy.metadata import (
     CommandSpec,
     DeploymentMetadata,
+    ImageInputSpec,
     MotionSpec,
     ObservationTermSpec,
     RobotModelSpec,
@@ -97,6 +98,67 @@ def _observation_specs(env: Any, group: str) -> list[ObservationTermSpec]:
     return specs
 
 
+IMAGE_TERMS = {"camera_rgb": "rgb", "camera_depth": "depth"}
+"""mjlab.envs.mdp image terms the runtime reproduces (`OnnxPolicy.preprocess_image`)."""
+
+
+def _image_specs(env: Any, groups: tuple[str, ...]) -> list[ImageInputSpec]:
+    specs = []
+    om = env.observation_manager
+    for group in groups:
+        try:
+            description = om.describe(group)
+        except KeyError as err:
+            raise ExportError(str(err.args[0]) if err.args else str(err)) from err
+        terms = description["terms"]
+        where = f"Image observation group '{group}'"
+        if len(terms) != 1:
+            raise ExportError(
+                f"{where} has terms {[t['name'] for t in terms]}; an exported image input is one "
+                "camera term (mjlab.envs.mdp.camera_rgb or camera_depth) per group."
+            )
+        (term,) = terms
+        data_type = IMAGE_TERMS.get(term["func"])
+        if data_type is None:
+            raise ExportError(
+                f"{where}: term '{term['name']}' is {term['func']}; the robot runtime "
+                f"reproduces only {sorted(IMAGE_TERMS)}."
+            )
+        for key, neutral in (("history_length", 0), ("delay", 0), ("scale", None), ("clip", None)):
+            if term[key] != neutral:
+                raise ExportError(
+                    f"{where}: term '{term['name']}' sets {key}={term[key]!r}; image inputs are "
+                    f"exported without it (leave {key} at {neutral!r})."
+                )
+        sensor = env.scene[term["params"]["sensor_name"]]
+        cam = sensor.cfg
+        camera = {
+            "sensor": cam.name,
+            "camera_name": cam.camera_name,
+            "parent_body": cam.parent_body,
+            "pos": list(cam.pos),
+            "quat": list(cam.quat),
+            "lookat": None if cam.lookat is None else list(cam.lookat),
+            "fovy": float(cam.fovy),
+            "width": int(cam.width),
+            "height": int(cam.height),
+        }
+        max_depth = None
+        if data_type == "depth":
+            max_depth = term["params"].get("max_depth") or cam.max_depth
+        specs.append(
+            ImageInputSpec(
+                name=group,
+                term=term["name"],
+                data_type=data_type,
+                shape=[int(d) for d in term["shape"]],
+                max_depth=max_depth,
+                camera=_json_value(camera),
+            )
+        )
+    return specs
+
+
 def _action_term(env: Any) -> dict:
     am = env.action_manager
     if not hasattr(am, "describe"):
@@ -122,7 +184,11 @@ def _action_term(env: Any) -> dict:
 
 
 def metadata_from_env(
-    env: Any, task_id: str = "", actor_group: str = "actor", clip_actions: float | None = None
+    env: Any,
+    task_id: str = "",
+    actor_group: str = "actor",
+    clip_actions: float | None = None,
+    image_groups: tuple[str, ...] = (),
 ) -> DeploymentMetadata:
     """Describe `env`'s action term and its `actor_group` observation group for a robot.
 
@@ -137,14 +203,19 @@ def metadata_from_env(
         actor_group: the observation group the policy reads.
         clip_actions: the training wrapper's clamp of the raw actions to [-c, c] (rsl_rl's
             `clip_actions`; `MjlabOnPolicyRunner` passes it), or None.
+        image_groups: observation groups the actor also reads as images (rsl-rl's CNN groups),
+            in the network's input order; each holds one `camera_rgb`/`camera_depth` term and
+            becomes an `ImageInputSpec` (metadata v4).
 
     Raises:
         ExportError (a ValueError): something the runtime cannot reproduce exactly: several
             action terms or one that does not command joints, no `actor_group` group, a group
             that is not concatenated, a term that is not flat or keeps an unflattened history.
-            The message names the term and the fix.
+            The message names the term and the fix. For `image_groups`: a group that is not one
+            camera term without history, delay, scale or clip.
     """
     observations = _observation_specs(env, actor_group)
+    images = _image_specs(env, tuple(image_groups))
     term = _action_term(env)
     entity = env.scene[term["entity"]]
     commands = []
@@ -216,6 +287,7 @@ def metadata_from_env(
         observations=observations,
         commands=commands,
         motion=motion,
+        images=images,
         step_dt=float(env.step_dt),
         physics_dt=float(env.physics_dt),
         decimation=int(env.cfg.decimation),

@@ -407,7 +407,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         from mjlab.export import export_policy, metadata_from_env
 
         env = self._env()
-        actor = self.alg.get_policy().as_onnx(verbose=verbose)
+        policy = self.alg.get_policy()
+        actor = policy.as_onnx(verbose=verbose)
         actor.to("cpu").eval()
         metadata = None
         if hasattr(env, "action_manager"):
@@ -415,6 +416,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
                 env,
                 task_id=self.cfg.get("task_id", ""),
                 clip_actions=getattr(self.env, "clip_actions", None),
+                # A CNN actor (rsl-rl's CNNModel) reads these groups as images, after "obs".
+                image_groups=tuple(getattr(policy, "obs_groups_2d", ())),
             )
         out = export_policy(actor, Path(path) / filename, metadata, verbose=verbose)
         if metadata is not None and metadata.motion is not None:
