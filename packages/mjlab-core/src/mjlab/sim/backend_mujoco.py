@@ -118,8 +118,8 @@ class MujocoBatchBackend:
         )
         return torch.from_numpy(dist), torch.from_numpy(geomid)
 
-    def get_data(self, env_id: int) -> mujoco.MjData:
-        return self.batch.get_data(env_id)
+    def get_data(self, env_id: int, data: mujoco.MjData | None = None) -> mujoco.MjData:
+        return self.batch.get_data(env_id, data)
 
-    def get_model(self, env_id: int) -> mujoco.MjModel:
-        return self.batch.get_model(env_id)
+    def get_model(self, env_id: int, model: mujoco.MjModel | None = None) -> mujoco.MjModel:
+        return self.batch.get_model(env_id, model)

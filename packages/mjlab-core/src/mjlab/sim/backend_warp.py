@@ -330,9 +330,10 @@ class WarpBackend:
             )
         return dist, geomid
 
-    def get_data(self, env_id: int) -> mujoco.MjData:
+    def get_data(self, env_id: int, data: mujoco.MjData | None = None) -> mujoco.MjData:
         model = self.get_model(env_id)
-        data = mujoco.MjData(model)
+        if data is None:
+            data = mujoco.MjData(model)
         for name in STATE_FIELDS:
             if name == "time":
                 continue
@@ -343,8 +344,9 @@ class WarpBackend:
         mujoco.mj_forward(model, data)
         return data
 
-    def get_model(self, env_id: int) -> mujoco.MjModel:
-        model = copy.copy(self.host_model)
+    def get_model(self, env_id: int, model: mujoco.MjModel | None = None) -> mujoco.MjModel:
+        if model is None:
+            model = copy.copy(self.host_model)
         for name in self._per_world:
             value = getattr(self.m, name)[env_id].numpy()  # this world's row only
             host = getattr(model, name)

@@ -290,15 +290,35 @@ class Simulation:
                 f"Saved physics state does not fit the '{self.backend}' backend ({err})."
             ) from None
 
-    def get_data(self, env_id: int) -> mujoco.MjData:
-        """A host MjData of world `env_id` with derived quantities computed (for rendering)."""
-        return self._backend.get_data(env_id)
+    def get_data(self, env_id: int, data: mujoco.MjData | None = None) -> mujoco.MjData:
+        """A host MjData of world `env_id` with derived quantities computed (for rendering).
 
-    def get_model(self, env_id: int) -> mujoco.MjModel:
+        `data`: an MjData of `mj_model` to write into (C MuJoCo: no allocation, a copy of the
+        world's persistent MjData); None for a new one.
+        """
+        return self._backend.get_data(env_id, data)
+
+    def get_model(self, env_id: int, model: mujoco.MjModel | None = None) -> mujoco.MjModel:
         """A host `MjModel` of world `env_id`: the shared model with that world's randomized
         fields and its derived constants written in (rendering, export, inspection). Writing
-        to it does not change the simulation."""
-        return self._backend.get_model(env_id)
+        to it does not change the simulation.
+
+        `model`: a copy of `mj_model` to write into (C MuJoCo: the arrays are written, the
+        assets shared; cheap enough to call per world and frame); None for a new one.
+        """
+        return self._backend.get_model(env_id, model)
+
+    @property
+    def warp_model_data(self):
+        """MuJoCo Warp's device `(Model, Data)`, for code that calls `mujoco_warp` directly (the
+        camera renderer). Per-world fields given by `expand_model_field` are in the Model.
+
+        Raises:
+            ValueError: the backend is not "warp".
+        """
+        if self.backend != "warp":
+            raise ValueError(f"warp_model_data needs backend 'warp'; this one is '{self.backend}'.")
+        return self._backend.m, self._backend.d
 
     def _ids(self, env_ids) -> np.ndarray | None:
         if env_ids is None:
