@@ -156,6 +156,11 @@ class _FusedGroup:
 class ObservationManager(ManagerBase):
     """Computes observation groups: `compute()` returns {group: (num_envs, D) tensor}.
 
+    A concatenated group of image terms, each (num_envs, C, H, W) of one (H, W) (e.g.
+    `mdp.camera_rgb`, `mdp.camera_depth`), is one (num_envs, sum C, H, W) tensor, the terms
+    joined along the channel axis (a history of h values stacks as h * C channels): the layout
+    rsl-rl's CNN takes. Images cannot share a group with vector terms.
+
     Buffers (delay, history) advance only in `compute(update_history=True)`, which the env
     calls exactly once per step and on reset; reading observations again never shifts them.
     """
@@ -169,6 +174,8 @@ class ObservationManager(ManagerBase):
         self.term_dims: dict[str, dict[str, tuple[int, ...]]] = {}
         self._buffers: dict[str, dict[str, _TermBuffer]] = {}
         self._fused: dict[str, _FusedGroup] = {}
+        self._image_groups: set[str] = set()
+        """Concatenated groups of image terms (C, H, W): joined along the channel axis."""
         n = env.num_envs
         for group_name, group in self.cfg.items():
             terms = {k: v for k, v in group.terms.items() if v is not None}
@@ -207,6 +214,8 @@ class ObservationManager(ManagerBase):
                 )
             dims = list(self.term_dims[group_name].values())
             if group.concatenate_terms:
+                if self._is_image_group(group_name):
+                    self._image_groups.add(group_name)
                 self.group_dims[group_name] = (sum(d[0] for d in dims), *dims[0][1:])
             raw_dims = {k: b.buf.shape[2:] for k, b in self._buffers[group_name].items()}
             if (
@@ -276,11 +285,47 @@ class ObservationManager(ManagerBase):
                 buf.push(obs, env_mask)
                 obs = buf.read()
                 if term.history_length > 0 and term.flatten_history_dim:
-                    obs = obs.reshape(obs.shape[0], -1)
+                    # An image's history is stacked along its channels: (history * C, H, W).
+                    image = group_name in self._image_groups
+                    obs = obs.reshape(obs.shape[0], -1, *(obs.shape[3:] if image else ()))
             values[name] = obs
         if group.concatenate_terms:
-            return torch.cat(list(values.values()), dim=-1)
+            axis = 1 if group_name in self._image_groups else -1
+            return torch.cat(list(values.values()), dim=axis)
         return values
+
+    def _is_image_group(self, group_name: str) -> bool:
+        """Whether a group's terms are images (num_envs, C, H, W), to be joined along C into
+        the (num_envs, C, H, W) tensor rsl-rl's CNN takes.
+
+        Raises:
+            ValueError: images mixed with other terms, or images of different sizes.
+        """
+        shapes = {k: tuple(b.buf.shape[2:]) for k, b in self._buffers[group_name].items()}
+        images = {k: s for k, s in shapes.items() if len(s) == 3}
+        if not images:
+            return False
+        others = sorted(set(shapes) - set(images))
+        if others:
+            raise ValueError(
+                f"Observation group '{group_name}' mixes image terms {sorted(images)} (C, H, W) "
+                f"with terms {others} of other shapes; put the images in a group of their own "
+                "(rsl-rl's CNN takes each (num_envs, C, H, W) group as one image)."
+            )
+        sizes = {s[1:] for s in images.values()}
+        if len(sizes) > 1:
+            raise ValueError(
+                f"Observation group '{group_name}' has images of different sizes "
+                f"{ {k: s for k, s in images.items()} }; images joined along their channels "
+                "need one (H, W)."
+            )
+        terms = self.group_terms[group_name]
+        if any(t.history_length > 0 and not t.flatten_history_dim for t in terms.values()):
+            raise ValueError(
+                f"Observation group '{group_name}': an image term's history must be flattened "
+                "(flatten_history_dim=True stacks it along the channels)."
+            )
+        return True
 
     def _compute_fused(
         self, group_name: str, fused: _FusedGroup, env_mask: torch.Tensor | None

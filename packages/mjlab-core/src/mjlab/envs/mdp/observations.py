@@ -97,3 +97,27 @@ def builtin_sensor(env: ManagerBasedRlEnv, sensor_name: str) -> torch.Tensor:
 def foot_contact(env: ManagerBasedRlEnv, sensor_name: str) -> torch.Tensor:
     """1 where each contact-sensor slot touches. Returns: (num_envs, num_slots)."""
     return env.scene[sensor_name].found.float()
+
+
+def camera_rgb(env: ManagerBasedRlEnv, sensor_name: str) -> torch.Tensor:
+    """A camera sensor's RGB image, channels first (rsl-rl's CNN layout (B, C, H, W)).
+
+    Returns: (num_envs, 3, H, W) float32 in [0, 1] (uint8 / 255).
+    """
+    return env.scene[sensor_name].rgb.permute(0, 3, 1, 2).float() / 255.0
+
+
+def camera_depth(
+    env: ManagerBasedRlEnv, sensor_name: str, max_depth: float | None = None
+) -> torch.Tensor:
+    """A camera sensor's depth image (distance along the camera axis), normalized.
+
+    Args:
+        max_depth: depth clipped to [0, max_depth] and divided by it, m; None: the sensor's
+            `max_depth`.
+
+    Returns: (num_envs, 1, H, W) float32 in [0, 1] (1: at or beyond max_depth, or nothing).
+    """
+    sensor = env.scene[sensor_name]
+    far = sensor.cfg.max_depth if max_depth is None else max_depth
+    return (sensor.depth.clamp(0.0, far) / far).unsqueeze(1)
