@@ -3,7 +3,9 @@
 Each command of the two tour blocks is taken from README.md, `uv run X` runs this environment's
 `X`, `<run>` and `model_99.pt` become the run folder and checkpoint the previous `train` wrote,
 and size options are appended (a few iterations, a few envs, a second of sim2sim). Everything
-else is the README's text: if a command there stops working, this test fails.
+else is the README's text: if a command there stops working, this test fails. Each `train` /
+`train-rlightning` and the commands after it that read its `<run>` form a chain, run in the
+README's order; the chains run side by side (process start-up dominates each command).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import re
 import shlex
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -75,6 +79,66 @@ def _newest(pattern: str, root: Path) -> Path:
     return found[-1]
 
 
+def _chains(commands: list[str]) -> list[list[str]]:
+    """The tour as independent chains, each run in order: a `train`/`train-rlightning` starts a
+    chain, and the commands after it (which read its `<run>`) follow in the same chain."""
+    chains: list[list[str]] = []
+    for command in commands:
+        if not chains or _kind(shlex.split(command)[2:]) in ("train", "train-rlightning"):
+            chains.append([])
+        chains[-1].append(command)
+    return chains
+
+
+def _run_and_check(command: str, tmp_path: Path, env: dict) -> float:
+    """Run one tour command as the README writes it (sizes appended) and check what it did;
+    returns its wall time in seconds."""
+    argv = shlex.split(command)
+    assert argv[:2] == ["uv", "run"], command
+    argv = argv[2:]
+    kind = _kind(argv)
+    for i, arg in enumerate(argv):
+        if "<run>" in arg:
+            experiment = arg.split("/<run>")[0]
+            run = _newest("*", tmp_path / experiment)
+            arg = arg.replace(f"{experiment}/<run>", str(run))
+            if arg.endswith("model_99.pt"):
+                arg = str(_newest("model_*.pt", run))
+            argv[i] = arg
+    argv = [str(BIN / argv[0]), *argv[1:], *SMALL.get(kind, [])]
+    start = time.monotonic()
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    seconds = time.monotonic() - start
+    out = done.stdout + done.stderr
+    # An untrained Go1 may fall in sim2sim / run: their documented exit status 1.
+    allowed = (0, 1) if kind in ("sim2sim", "run") else (0,)
+    assert done.returncode in allowed, f"{command}\n{out[-3000:]}"
+    assert "Traceback" not in out, f"{command}\n{out[-3000:]}"
+    if kind == "list-envs":
+        assert "Mjlab-Cartpole-Balance" in out
+    if kind in ("train", "train-rlightning"):
+        assert "training curve: " in out, out[-2000:]
+        assert "Learning iteration" not in out  # one progress line, not rsl-rl's block
+        assert re.search(r"\[(mjlab|rlightning)\] it 3/3 \| ", out), out[-2000:]
+        curve = Path(out.split("training curve: ")[1].split()[0])
+        assert curve.stat().st_size > 0
+        if "Go1" in command:
+            _check_go1_run(curve.parent, out)
+    if kind == "play":
+        assert (tmp_path / "logs").exists() and "video: " in out
+        import imageio.v3 as iio
+
+        frames = iio.imread(Path(out.split("video: ")[1].split()[0]))
+        assert frames.shape[0] == 20 and frames.std() > 5.0, "20 frames, not blank"
+    if kind == "inspect":
+        assert "joint" in out
+    if kind == "sim2sim":
+        assert (tmp_path / "go1.mp4").stat().st_size > 1000
+    if kind == "run":
+        assert "walked" in out
+    return seconds
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_the_readme_tour_runs_as_written_headless(tmp_path):
@@ -82,50 +146,18 @@ def test_the_readme_tour_runs_as_written_headless(tmp_path):
     assert len(commands) >= 8 and commands[0] == "uv run list-envs"
     env = {k: v for k, v in os.environ.items() if k not in ("MUJOCO_GL", "PYOPENGL_PLATFORM")}
     env["CUDA_VISIBLE_DEVICES"] = ""
-    for command in commands:
-        argv = shlex.split(command)
-        assert argv[:2] == ["uv", "run"], command
-        argv = argv[2:]
-        kind = _kind(argv)
-        for i, arg in enumerate(argv):
-            if "<run>" in arg:
-                experiment = arg.split("/<run>")[0]
-                run = _newest("*", tmp_path / experiment)
-                arg = arg.replace(f"{experiment}/<run>", str(run))
-                if arg.endswith("model_99.pt"):
-                    arg = str(_newest("model_*.pt", run))
-                argv[i] = arg
-        argv = [str(BIN / argv[0]), *argv[1:], *SMALL.get(kind, [])]
-        done = subprocess.run(
-            argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
-        )
-        out = done.stdout + done.stderr
-        # An untrained Go1 may fall in sim2sim / run: their documented exit status 1.
-        allowed = (0, 1) if kind in ("sim2sim", "run") else (0,)
-        assert done.returncode in allowed, f"{command}\n{out[-3000:]}"
-        assert "Traceback" not in out, f"{command}\n{out[-3000:]}"
-        if kind == "list-envs":
-            assert "Mjlab-Cartpole-Balance" in out
-        if kind in ("train", "train-rlightning"):
-            assert "training curve: " in out, out[-2000:]
-            assert "Learning iteration" not in out  # one progress line, not rsl-rl's block
-            assert re.search(r"\[(mjlab|rlightning)\] it 3/3 \| ", out), out[-2000:]
-            curve = Path(out.split("training curve: ")[1].split()[0])
-            assert curve.stat().st_size > 0
-            if "Go1" in command:
-                _check_go1_run(curve.parent, out)
-        if kind == "play":
-            assert (tmp_path / "logs").exists() and "video: " in out
-            import imageio.v3 as iio
+    chains = _chains(commands)
+    assert [c for chain in chains for c in chain] == commands
 
-            frames = iio.imread(Path(out.split("video: ")[1].split()[0]))
-            assert frames.shape[0] == 20 and frames.std() > 5.0, "20 frames, not blank"
-        if kind == "inspect":
-            assert "joint" in out
-        if kind == "sim2sim":
-            assert (tmp_path / "go1.mp4").stat().st_size > 1000
-        if kind == "run":
-            assert "walked" in out
+    def run_chain(chain: list[str]) -> list[tuple[str, float]]:
+        return [(command, _run_and_check(command, tmp_path, env)) for command in chain]
+
+    # The chains share nothing but the working folder (each `train` writes its own experiment
+    # folder), so they run side by side: process start-up dominates, and it waits on I/O.
+    with ThreadPoolExecutor(max_workers=len(chains)) as pool:
+        timings = [t for chain in pool.map(run_chain, chains) for t in chain]
+    for command, seconds in timings:
+        print(f"{seconds:6.1f} s  {command}")
     rl_runs = list((tmp_path / "logs" / "rlightning").glob("*/*"))
     assert rl_runs and (rl_runs[0] / "params" / "env.yaml").exists()
     assert (rl_runs[0] / "policy.onnx").exists()
