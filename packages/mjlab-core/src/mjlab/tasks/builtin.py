@@ -51,3 +51,24 @@ register_mjlab_task(
     play_env_cfg=_g1_tracking.flat_no_state_estimation_play,
     rl_cfg="mjlab.rl.task_cfgs:tracking_g1_ppo_cfg",
 )
+
+from mjlab.tasks.manipulation import lift_env_cfg as _lift  # noqa: E402
+
+register_mjlab_task(
+    "Mjlab-Lift-Cube-Franka",
+    env_cfg=_lift.lift_env_cfg,
+    play_env_cfg=_lift.lift_play_env_cfg,
+    rl_cfg="mjlab.rl.task_cfgs:lift_franka_ppo_cfg",
+)
+register_mjlab_task(
+    "Mjlab-Lift-Cube-Franka-Rgb",
+    env_cfg=_lift.lift_rgb_env_cfg,
+    play_env_cfg=_lift.lift_rgb_play_env_cfg,
+    rl_cfg="mjlab.rl.task_cfgs:lift_franka_image_ppo_cfg",
+)
+register_mjlab_task(
+    "Mjlab-Lift-Cube-Franka-Depth",
+    env_cfg=_lift.lift_depth_env_cfg,
+    play_env_cfg=_lift.lift_depth_play_env_cfg,
+    rl_cfg="mjlab.rl.task_cfgs:lift_franka_image_ppo_cfg",
+)

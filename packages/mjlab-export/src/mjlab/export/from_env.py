@@ -153,7 +153,7 @@ def _image_specs(env: Any, groups: tuple[str, ...]) -> list[ImageInputSpec]:
                 data_type=data_type,
                 shape=[int(d) for d in term["shape"]],
                 max_depth=max_depth,
-                camera=_json_value(camera),
+                camera={k: _json_value(v) for k, v in camera.items()},
             )
         )
     return specs

@@ -1,0 +1,1 @@
+"""Manipulation tasks: lift a cube with the Franka Panda from state, RGB or depth observations."""
