@@ -13,13 +13,14 @@ from mjlab.tasks.manipulation import mdp as lift
 
 # Menagerie's `pickup` keyframe of mjx_single_cube: the open fingers around a box at
 # (0.5117, 0.0645), yawed -96 degrees. Joint order: joint1..7, finger_joint1, finger_joint2.
-PICKUP_Q = [0.2897, 0.50732, -0.140016, -2.176, -0.0310497, 2.51592, -0.49251, 0.04, 0.04]
-PICKUP_CUBE = [0.511684, 0.0645413, lift.CUBE_HALF_SIZE, 0.665781, 0.0, 0.0, -0.746147]
+PICKUP_Q = list(lift.GRASP_JOINT_POS)
+PICKUP_CUBE = list(lift.GRASP_CUBE_POSE[:2])
 
 
-def _env(num_envs: int = 4, randomize: bool = True) -> ManagerBasedRlEnv:
+def _env(num_envs: int = 4, randomize: bool = True, grasp_starts: float = 0.0):
     cfg = load_env_cfg("Mjlab-Lift-Cube-Franka")
     cfg.scene.num_envs = num_envs
+    cfg.events["reset_in_grasp_pose"].params["probability"] = grasp_starts
     if not randomize:
         for name in ("cube_size", "cube_mass", "cube_friction", "reset_cube", "reset_arm"):
             cfg.events[name] = None
@@ -50,14 +51,13 @@ def test_the_cube_rests_on_the_table_with_its_own_size():
     assert bool(((target[:, 2] >= 0.1) & (target[:, 2] <= 0.25)).all())
 
 
-def test_a_scripted_grasp_lifts_the_cube_and_the_terms_see_it():
-    env = _env(num_envs=1, randomize=False)
+def test_a_scripted_grasp_from_the_grasp_start_lifts_the_cube_and_the_terms_see_it():
+    # Every episode starts in the grasp pose (the task starts a quarter of them there).
+    env = _env(num_envs=1, grasp_starts=1.0)
     env.reset(seed=0)
-    robot, cube = env.scene["robot"], env.scene["cube"]
     q = torch.tensor([PICKUP_Q])
-    robot.write_joint_state_to_sim(q, torch.zeros_like(q))
-    cube.write_root_state_to_sim(torch.tensor([[*PICKUP_CUBE, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]))
-    env.sim.forward()
+    assert torch.allclose(env.scene["robot"].data.joint_pos, q, atol=1e-6)
+    assert torch.allclose(lift.cube_pos_w(env)[:, :2], torch.tensor([PICKUP_CUBE[:2]]), atol=1e-6)
     targets = q[:, :8].clone()
     grasped = lifted = False
     for i in range(50):

@@ -182,6 +182,10 @@ def lift_env_cfg(num_envs: int = 1024) -> ManagerBasedRlEnvCfg:
                 mode="reset",
                 params={"position_range": (-0.1, 0.1), "asset_cfg": ARM},
             ),
+            # After the two above: a quarter of the episodes start around the cube.
+            "reset_in_grasp_pose": EventTermCfg(
+                func=lift.reset_into_grasp_pose, mode="reset", params={"probability": 0.25}
+            ),
         },
         viewer=ViewerCfg(
             body_id=1, distance=1.6, elevation=-25.0, azimuth=150.0, width=480, height=360
@@ -196,7 +200,7 @@ def lift_play_env_cfg() -> ManagerBasedRlEnvCfg:
 
 def _play(cfg: ManagerBasedRlEnvCfg) -> ManagerBasedRlEnvCfg:
     cfg.observations["actor"].enable_corruption = False
-    for name in ("cube_size", "cube_mass", "cube_friction", "camera_pose"):
+    for name in ("cube_size", "cube_mass", "cube_friction", "camera_pose", "reset_in_grasp_pose"):
         if name in cfg.events:
             cfg.events[name] = None
     return cfg

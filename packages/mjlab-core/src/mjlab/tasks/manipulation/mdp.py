@@ -15,7 +15,13 @@ import torch
 from mjlab.managers.command_manager import CommandTerm
 from mjlab.managers.manager_term_config import CommandTermCfg
 from mjlab.managers.scene_entity_config import SceneEntityCfg
-from mjlab.utils.math import quat_apply_inverse, quat_from_euler_xyz, quat_mul, sample_uniform
+from mjlab.utils.math import (
+    quat_apply_inverse,
+    quat_from_euler_xyz,
+    quat_mul,
+    rand,
+    sample_uniform,
+)
 
 if TYPE_CHECKING:
     from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
@@ -312,3 +318,39 @@ def randomize_camera_pose(
     pos[ids, cam] = (nominal_pos + dp).to(pos.dtype).to(pos.device)
     new_quat = quat_mul(nominal_quat.float().expand(n, 4), dq)
     quat[ids, cam] = new_quat.to(quat.dtype).to(quat.device)
+
+
+GRASP_JOINT_POS = (0.2897, 0.50732, -0.140016, -2.176, -0.0310497, 2.51592, -0.49251, 0.04, 0.04)
+"""Panda joint positions (joint1..7, finger_joint1/2) of Menagerie's `pickup` keyframe
+(mjx_single_cube.xml): the open fingers straddle a cube on the table at `GRASP_CUBE_POSE`."""
+GRASP_CUBE_POSE = (0.511684, 0.0645413, 0.665781, -0.746147)
+"""The cube's x, y (base frame, m) and yaw quaternion w, z between those fingers."""
+
+
+def reset_into_grasp_pose(
+    env: ManagerBasedRlEnv,
+    env_ids: torch.Tensor,
+    probability: float,
+    robot_cfg: SceneEntityCfg = _ROBOT,
+    cube_cfg: SceneEntityCfg = _CUBE,
+) -> None:
+    """Start a share `probability` of the reset envs with the open gripper around the cube
+    (`GRASP_JOINT_POS`, the cube resting between the fingers at `GRASP_CUBE_POSE`), so that
+    closing and lifting are met from the first iterations, not only after the reach has been
+    learned (a start-state distribution for exploration; the other envs keep their random
+    resets). Run it after the cube's and the arm's reset events."""
+    pick = rand((len(env_ids),), env.device, env.rng) < probability
+    ids = env_ids[pick.to(env_ids.device)]
+    if len(ids) == 0:
+        return
+    robot, cube = env.scene[robot_cfg.name], env.scene[cube_cfg.name]
+    q = torch.tensor(GRASP_JOINT_POS, device=env.device).expand(len(ids), -1)
+    robot.write_joint_state_to_sim(q, torch.zeros_like(q), env_ids=ids)
+    x, y, qw, qz = GRASP_CUBE_POSE
+    state = torch.zeros(len(ids), 13, device=env.device)
+    size = env.sim.expand_model_field("geom_size")
+    half = size[ids.to(size.device), cube.geom_ids_global[0], 2].to(state.device, state.dtype)
+    state[:, 0], state[:, 1], state[:, 2] = x, y, half + 1e-4
+    state[:, 3], state[:, 6] = qw, qz
+    state[:, :3] += env.scene.env_origins[ids]
+    cube.write_root_state_to_sim(state, ids)
