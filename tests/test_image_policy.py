@@ -60,6 +60,14 @@ def test_an_image_policy_runs_on_raw_frames_as_in_training(task, data_type, tmp_
         obs, *_ = env.step(2.0 * torch.rand(NUM_ENVS, 8, generator=gen) - 1.0)
     assert worst < 1e-4
 
+    # The robot-side tools read the camera inputs too.
+    from mjlab.deploy.cli import bench, inspect
+
+    text = inspect(tmp_path / "policy.onnx")
+    assert "schema        mjlab.deployment v4" in text
+    assert f"image input   camera: {data_type}" in text
+    assert bench(tmp_path / "policy.onnx", iterations=5)["p50_us"] > 0
+
 
 def test_an_image_group_that_mixes_in_a_scale_is_refused_naming_it():
     cfg = load_env_cfg("Mjlab-Lift-Cube-Franka-Rgb")

@@ -190,6 +190,14 @@ def inspect(policy_path: Path) -> str:
             f"{t.name:<22}{t.func:<22}{t.dim:>5}{t.history_length:>9}{t.delay:>7}{t.total_dim:>8}  "
             f"{t.scale} / {t.clip}"
         )
+    for image in m.images:
+        cam = image.camera
+        depth = f", depth clipped to {image.max_depth} m" if image.data_type == "depth" else ""
+        lines.append(
+            f"image input   {image.name}: {image.data_type} {image.raw_shape} from the robot -> "
+            f"(batch, {', '.join(map(str, image.shape))}) float32{depth}; training camera "
+            + ", ".join(f"{k} {v}" for k, v in cam.items() if v is not None)
+        )
     if m.commands:
         lines.append("")
     for c in m.commands:
@@ -217,13 +225,22 @@ def bench(policy_path: Path, iterations: int = 2000) -> dict[str, float]:
     if iterations < 1:
         raise ValueError(f"iterations must be >= 1, got {iterations}.")
     policy = OnnxPolicy(policy_path, allow_missing_metadata=True)
-    obs = np.random.default_rng(0).standard_normal(policy.obs_dim).astype(np.float32)
+    rng = np.random.default_rng(0)
+    obs = rng.standard_normal(policy.obs_dim).astype(np.float32)
+    # An image policy's camera frames, as the robot gives them (included in the timing: the
+    # runtime normalizes them on every call).
+    images = {
+        i.name: rng.integers(0, 256, i.raw_shape, dtype=np.uint8)
+        if i.data_type == "rgb"
+        else rng.uniform(0.0, i.max_depth or 1.0, i.raw_shape).astype(np.float32)
+        for i in policy.image_inputs
+    } or None
     for _ in range(100):
-        policy(obs)
+        policy(obs, images)
     times = np.empty(iterations)
     for i in range(iterations):
         t0 = time.perf_counter()
-        policy(obs)
+        policy(obs, images)
         times[i] = time.perf_counter() - t0
     us = times * 1e6
     return {
