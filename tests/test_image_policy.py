@@ -76,3 +76,33 @@ def test_an_image_group_that_mixes_in_a_scale_is_refused_naming_it():
     env = ManagerBasedRlEnv(cfg)
     with pytest.raises(ExportError, match=r"'camera'.*scale=2.0"):
         metadata_from_env(env, image_groups=("camera",))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["Mjlab-Lift-Cube-Franka-Rgb", "Mjlab-Lift-Cube-Franka-Depth"])
+def test_an_image_task_trains_and_reports_its_speed(task, tmp_path, capsys):
+    """Two PPO iterations of the CNN actor on rendered frames (8 envs x 8 steps), then the
+    exported file: the image tasks train on a CPU, and their speed is printed."""
+    import time
+
+    cfg = load_env_cfg(task)
+    cfg.scene.num_envs = 8
+    env = RslRlVecEnvWrapper(ManagerBasedRlEnv(cfg))
+    agent = load_rl_cfg(task)
+    agent.num_steps_per_env = 8
+    agent.logger = "tensorboard"
+    runner = MjlabOnPolicyRunner(env, to_rsl_rl_train_cfg(agent), str(tmp_path))
+    runner.cfg["upload_model"] = False
+    before = [p.detach().clone() for p in runner.alg.get_policy().cnns.parameters()]
+    start = time.perf_counter()
+    runner.learn(2)
+    seconds = time.perf_counter() - start
+    after = list(runner.alg.get_policy().cnns.parameters())
+    assert any(not torch.equal(a, b) for a, b in zip(after, before, strict=True)), "CNN trained"
+    assert all(torch.isfinite(p).all() for p in after)
+    runner.export_policy_to_onnx(str(tmp_path))
+    assert OnnxPolicy(tmp_path / "policy.onnx").image_inputs[0].name == "camera"
+    with capsys.disabled():
+        print(
+            f"\n[{task}] 2 iterations of 8 envs x 8 steps (64x64): {2 * 64 / seconds:.0f} env steps/s"
+        )
