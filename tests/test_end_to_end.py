@@ -1,9 +1,5 @@
 """Train -> export -> deploy across the packages, on real MuJoCo, rsl-rl and onnxruntime."""
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 import torch
@@ -24,24 +20,9 @@ def _term_values(env, group="actor") -> dict:
 
 
 @pytest.mark.slow
-def test_cartpole_trained_by_the_train_command_balances_through_mjlab_deploy(tmp_path):
-    env_vars = dict(os.environ, CUDA_VISIBLE_DEVICES="")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mjlab.rl.scripts.train",
-            "Mjlab-Cartpole-Balance",
-            "--agent.max-iterations",
-            "100",
-        ],
-        cwd=tmp_path,
-        env=env_vars,
-        check=True,
-        capture_output=True,
-        timeout=900,
-    )
-    (run,) = (tmp_path / "logs" / "rsl_rl" / "cartpole").iterdir()
+def test_cartpole_trained_by_the_train_command_balances_through_mjlab_deploy(cartpole_train_run):
+    # `train Mjlab-Cartpole-Balance` with its defaults (100 iterations), run once per session.
+    run = cartpole_train_run
     policy = OnnxPolicy(run / "policy.onnx")
     assert policy.metadata.task_id == "Mjlab-Cartpole-Balance"
 
