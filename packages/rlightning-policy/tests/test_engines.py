@@ -194,9 +194,10 @@ def test_a_rollout_actor_killed_mid_training_is_restarted_and_no_iteration_is_lo
             fingerprints.append(engine.learner_fingerprint())
             if report.iteration == 1:
                 _kill(engine, 0)  # between iterations: the next collect finds it restarted
-            if report.iteration == 3:
-                # During the next iteration's collect or weight load.
-                killer.append(threading.Timer(0.05, _kill, (engine, 1)))
+                # The other during the next iteration's collect or weight load, while Ray
+                # restarts the first (both restarts, seconds of process start-up each, overlap).
+                # By its pid from the start: asking the engine would wait for the first.
+                killer.append(threading.Timer(0.05, os.kill, (pids[1], signal.SIGKILL)))
                 killer[0].start()
             if report.iteration == 5:
                 killer[0].join()
