@@ -188,8 +188,12 @@ class _Worst:
 
 # A -No-State-Estimation variant has its sibling's scene, physics, rewards and terminations
 # (only the actor reads fewer terms, all of which the sibling's critic reads): one Warp run of
-# the pair covers both, and the suite stays within its time.
-PARITY_TASKS = [t for t in list_tasks() if not t.endswith("-No-State-Estimation")]
+# the pair covers both, and the suite stays within its time. Likewise the lift task's -Depth
+# variant: its scene and physics are -Rgb's, and depth parity of the camera is checked in
+# test_camera_sensor.py.
+PARITY_TASKS = [
+    t for t in list_tasks() if not t.endswith(("-No-State-Estimation", "-Franka-Depth"))
+]
 
 
 @pytest.mark.parametrize("task_id", PARITY_TASKS)
