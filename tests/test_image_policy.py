@@ -16,6 +16,7 @@ from mjlab.deploy.cli import bench, inspect
 from mjlab.envs import ManagerBasedRlEnv
 from mjlab.export import ExportError, metadata_from_env
 from mjlab.rl import MjlabOnPolicyRunner, RslRlVecEnvWrapper, to_rsl_rl_train_cfg
+from mjlab.sensor.camera_sensor import lookat_quat
 from mjlab.tasks import load_env_cfg, load_rl_cfg
 
 NUM_ENVS = 4
@@ -61,6 +62,12 @@ def test_an_image_task_trains_and_its_policy_runs_on_raw_frames(task, data_type,
     assert (image.name, image.data_type, image.shape) == ("camera", data_type, [channels, 64, 64])
     camera_cfg = next(s for s in cfg.scene.sensors if s.name == "camera")
     assert image.camera["width"] == 64 and image.camera["fovy"] == camera_cfg.fovy
+    # The compiled camera: the lookat turned into its orientation, not the config's default.
+    want_quat = lookat_quat(camera_cfg.pos, camera_cfg.lookat)
+    assert np.allclose(image.camera["quat"], want_quat, atol=1e-6)
+    assert (
+        np.allclose(image.camera["pos"], camera_cfg.pos) and image.camera["parent_body"] == "world"
+    )
     text = inspect(path)
     assert "schema        mjlab.deployment v4" in text
     assert f"image input   camera: {data_type}" in text

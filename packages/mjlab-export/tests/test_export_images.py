@@ -93,6 +93,12 @@ def test_an_image_policy_runs_from_raw_frames_as_torch_computes_it(tmp_path, go1
         ).numpy()
     assert np.abs(got - want).max() < 1e-4
 
+    # Depth holes (a depth camera's 0, NaN, Inf) read as a miss: max_depth, as in training.
+    holes = depth.copy()
+    holes[:, 0, 0], holes[:, 0, 1], holes[:, 0, 2] = 0.0, np.nan, np.inf
+    pre = policy.preprocess_image("depth_camera", holes)
+    assert (pre[:, 0, 0, :3] == 1.0).all()
+
     # One robot, unbatched: the same action as row 0.
     single = policy(obs[0], images={"camera": rgb[0], "depth_camera": depth[0]})
     assert np.abs(single - got[0]).max() < 1e-5

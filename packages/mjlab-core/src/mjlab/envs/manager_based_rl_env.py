@@ -344,6 +344,9 @@ class ManagerBasedRlEnv:
         return self._renderer.render()
 
     def close(self) -> None:
+        """Free the renderers: `render`'s and the scene's camera sensors'."""
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
+        for sensor in self.scene.sensors.values():
+            sensor.close()

@@ -228,6 +228,13 @@ class CameraSensor(Sensor):
             self._stale.fill_(True)
             self._any_stale = True
 
+    def close(self) -> None:
+        """Free the renderer (the GL context and framebuffer on C MuJoCo)."""
+        renderer = getattr(self, "_renderer", None)
+        if renderer is not None and hasattr(renderer, "close"):
+            renderer.close()
+        self._renderer = None
+
     def reset(self, env_ids) -> None:
         self._stale[env_ids] = True
         self._any_stale = True
@@ -260,7 +267,8 @@ class CameraSensor(Sensor):
 
     @property
     def rgb(self) -> torch.Tensor:
-        """(num_envs, H, W, 3) uint8 RGB image, rows top to bottom."""
+        """(num_envs, H, W, 3) uint8 RGB image, rows top to bottom. The sensor's own buffer,
+        rewritten in place by the next render: `.clone()` what you keep."""
         self._require("rgb")
         if self._any_stale:
             self._render()
@@ -268,7 +276,9 @@ class CameraSensor(Sensor):
 
     @property
     def depth(self) -> torch.Tensor:
-        """(num_envs, H, W) float32 depth along the camera axis, m, in (0, max_depth]."""
+        """(num_envs, H, W) float32 depth along the camera axis, m, in (0, max_depth]; a miss
+        (nothing within max_depth) reads max_depth. The sensor's own buffer, rewritten in place
+        by the next render: `.clone()` what you keep."""
         self._require("depth")
         if self._any_stale:
             self._render()

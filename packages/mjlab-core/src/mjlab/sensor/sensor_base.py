@@ -47,6 +47,9 @@ class Sensor:
     def reset(self, env_ids: torch.Tensor) -> None:
         """Clear per-env state of the given envs."""
 
+    def close(self) -> None:
+        """Free what the sensor holds outside the simulation (a camera's GL context)."""
+
 
 def sensordata_slice(model: mujoco.MjModel, full_name: str) -> slice:
     """The slice of `sensordata` that the MuJoCo sensor `full_name` writes.

@@ -260,8 +260,9 @@ class ImageInputSpec:
     What the robot gives (`OnnxPolicy.preprocess_image`): "rgb", an (H, W, 3) uint8 frame;
     "depth", an (H, W) float32 depth image in metres (distance along the camera axis).
     What the network reads, as mjlab's image terms compute it (float32, channels first):
-    "rgb": frame / 255, shape (3, H, W); "depth": clip(depth, 0, max_depth) / max_depth, shape
-    (1, H, W).
+    "rgb": frame / 255, shape (3, H, W); "depth": depth / max_depth, shape (1, H, W), where a
+    pixel without a measurement (<= 0, NaN, Inf) or beyond max_depth reads max_depth (the
+    training camera reports a miss so).
 
     Raises:
         ValueError: a malformed field (the message names it).
@@ -278,9 +279,9 @@ class ImageInputSpec:
     max_depth: float | None = None
     """Depth normalization range, m ("depth" only)."""
     camera: dict[str, Any] = field(default_factory=dict)
-    """The training camera: name, fovy (degrees), width, height, and its pose (parent body,
-    pos m, quat wxyz) where it was added by the task, JSON values only. A robot's camera should
-    match it."""
+    """The training camera as compiled (before any per-env jitter): sensor and camera names,
+    parent body, pos (m) and quat (wxyz) in the parent body's frame, fovy (degrees), width and
+    height (pixels); JSON values only. A robot's camera should match it."""
 
     def __post_init__(self) -> None:
         where = f"images['{self.name}']"

@@ -271,13 +271,15 @@ class OnnxPolicy:
         Args:
             name: the image input (`image_inputs[i].name`, e.g. "camera").
             frame: "rgb": (H, W, 3) or (batch, H, W, 3) uint8; "depth": (H, W) or (batch, H, W)
-                float depth along the camera axis, m (NaN/Inf refused; beyond max_depth clips).
+                float depth along the camera axis, m. Pixels without a measurement (0, NaN or
+                Inf, as depth cameras report holes) and those beyond max_depth read max_depth,
+                as the training camera reports a miss.
 
         Returns:
             (batch, C, H, W) float32: rgb / 255, or clip(depth, 0, max_depth) / max_depth.
 
         Raises:
-            ValueError: an unknown input, a frame of the wrong shape or dtype, NaN/Inf depth.
+            ValueError: an unknown input, a frame of the wrong shape or dtype.
         """
         specs = {s.name: s for s in self.image_inputs}
         if name not in specs:
@@ -301,14 +303,13 @@ class OnnxPolicy:
             return np.ascontiguousarray(
                 np.moveaxis(frames, -1, 1).astype(np.float32) / np.float32(255.0)
             )
-        depth = frames.astype(np.float32)
-        if not np.isfinite(depth).all():
-            raise ValueError(
-                f"Depth image '{name}' contains NaN or Inf; give the sensor's range (m) for "
-                "pixels it could not measure (mjlab's camera reports max_depth for a miss)."
-            )
-        top = np.float32(spec.max_depth)
-        return (np.clip(depth, np.float32(0.0), top) / top)[:, None]
+        with np.errstate(invalid="ignore", over="ignore"):
+            depth = frames.astype(np.float32)
+            top = np.float32(spec.max_depth)
+            # No measurement (0 or less, NaN, Inf) is a miss, as mjlab's camera reports it.
+            measured = (depth > 0) & (depth <= top)
+            depth = np.where(measured, depth, top)
+        return (depth / top)[:, None]
 
     # -- inference ---------------------------------------------------------------------------------
     def __call__(

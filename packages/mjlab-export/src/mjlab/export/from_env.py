@@ -131,21 +131,32 @@ def _image_specs(env: Any, groups: tuple[str, ...]) -> list[ImageInputSpec]:
                     f"exported without it (leave {key} at {neutral!r})."
                 )
         sensor = env.scene[term["params"]["sensor_name"]]
-        cam = sensor.cfg
+        cam, model, cid = sensor.cfg, env.sim.mj_model, int(sensor.camera_id)
+        import mujoco
+
+        body = int(model.cam_bodyid[cid])
+        # As compiled (an MJCF camera's own pose and fov, a lookat turned into its quaternion),
+        # before any per-env jitter.
         camera = {
             "sensor": cam.name,
-            "camera_name": cam.camera_name,
-            "parent_body": cam.parent_body,
-            "pos": list(cam.pos),
-            "quat": list(cam.quat),
-            "lookat": None if cam.lookat is None else list(cam.lookat),
-            "fovy": float(cam.fovy),
+            "camera_name": mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_CAMERA, cid),
+            "parent_body": mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, body) or "world",
+            "pos": [float(v) for v in model.cam_pos[cid]],
+            "quat": [float(v) for v in model.cam_quat[cid]],
+            "fovy": float(model.cam_fovy[cid]),
             "width": int(cam.width),
             "height": int(cam.height),
         }
         max_depth = None
         if data_type == "depth":
             max_depth = term["params"].get("max_depth") or cam.max_depth
+            if max_depth > cam.max_depth:
+                raise ExportError(
+                    f"{where}: term '{term['name']}' normalizes depth by max_depth={max_depth} m "
+                    f"but the camera '{cam.name}' reports at most {cam.max_depth} m, so training "
+                    "never saw 1.0 where a robot's camera would; give the term at most the "
+                    "camera's max_depth."
+                )
         specs.append(
             ImageInputSpec(
                 name=group,

@@ -153,9 +153,6 @@ def lift_env_cfg(num_envs: int = 1024) -> ManagerBasedRlEnvCfg:
             "cube_dropped": TerminationTermCfg(func=lift.cube_dropped),
         },
         events={
-            "cube_size": EventTermCfg(
-                func=lift.randomize_cube_size, mode="startup", params={"scale_range": (0.8, 1.2)}
-            ),
             "cube_mass": EventTermCfg(
                 func=mdp.randomize_body_mass,
                 mode="startup",
@@ -163,6 +160,9 @@ def lift_env_cfg(num_envs: int = 1024) -> ManagerBasedRlEnvCfg:
                     "mass_range": (0.5, 1.5),
                     "asset_cfg": SceneEntityCfg("cube", body_names=("cube",)),
                 },
+            ),
+            "cube_size": EventTermCfg(
+                func=lift.randomize_cube_size, mode="startup", params={"scale_range": (0.8, 1.2)}
             ),
             "cube_friction": EventTermCfg(
                 func=mdp.randomize_geom_friction,

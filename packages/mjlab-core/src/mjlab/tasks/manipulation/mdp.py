@@ -111,9 +111,9 @@ class LiftTargetCommand(CommandTerm):
     `cfg.height_range` at every reset).
 
     Metrics (logged when an episode ends): `error_pos` (m, the episode mean of the cube's
-    distance to the target), `lifted` and `success` (1 when, at the episode's last step, the
-    cube's bottom is 3 cm above the table, resp. its centre is within `success_threshold` of
-    the target).
+    distance to the target), `lifted` and `success` (1 when, at the episode's last measured
+    step (the one before the step that ended it), the cube's bottom is 3 cm above the table,
+    resp. its centre is within `success_threshold` of the target).
     """
 
     cfg: LiftTargetCommandCfg
@@ -200,10 +200,16 @@ def cube_lin_vel_w(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _CUBE) ->
 
 
 # -- rewards -----------------------------------------------------------------------------------
+def _cube_half_height(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _CUBE) -> torch.Tensor:
+    """(num_envs,) the cube's half height in each env (its size may be randomized), m."""
+    size = env.sim.expand_model_field("geom_size")
+    return size[:, env.scene[asset_cfg.name].geom_ids_global[0], 2].to(env.device, torch.float32)
+
+
 def lifted(env: ManagerBasedRlEnv, min_height: float = 0.03) -> torch.Tensor:
-    """(num_envs,) bool: the cube's centre is `min_height` m above its resting height
-    (`CUBE_HALF_SIZE` over the table)."""
-    return cube_pos_w(env)[:, 2] > CUBE_HALF_SIZE + min_height
+    """(num_envs,) bool: the cube's bottom is more than `min_height` m above the table (its
+    centre that far above its resting height, the env's own half height over the table)."""
+    return cube_pos_w(env)[:, 2] > _cube_half_height(env) + min_height
 
 
 def reaching_cube(env: ManagerBasedRlEnv, std: float) -> torch.Tensor:
@@ -247,12 +253,17 @@ def randomize_cube_size(
     scale_range: tuple[float, float],
     asset_cfg: SceneEntityCfg = _CUBE,
 ) -> None:
-    """Scale the cube's geom (size, bounding sphere and box) by U(scale_range) per env; the
-    mass is left to `randomize_body_mass`. Use at startup: the reset places the cube on the
-    table with its own half size (`reset_cube_on_table`)."""
+    """Scale the cube's geom (size, bounding sphere and box) by U(scale_range) per env, and its
+    inertia by the scale squared; the mass is left to `randomize_body_mass` (run that first).
+    Use at startup: the reset places the cube on the table with its own half size
+    (`reset_cube_on_table`)."""
+    lo, hi = scale_range
+    if not 0 < lo <= hi:
+        raise ValueError(
+            f"randomize_cube_size: scale_range must be 0 < low <= high, got {scale_range}."
+        )
     entity = env.scene[asset_cfg.name]
     geom = entity.geom_ids_global[0]
-    lo, hi = scale_range
     scale = sample_uniform(lo, hi, (len(env_ids), 1), env.device, env.rng)
     nominal = env.sim.mj_model
     for field in ("geom_size", "geom_rbound", "geom_aabb"):
@@ -265,6 +276,13 @@ def randomize_cube_size(
         view[ids, geom] = (
             value.reshape(len(env_ids), *view.shape[2:]).to(view.dtype).to(view.device)
         )
+    # A solid cube's inertia grows with its size squared (at a given mass): scale the env's
+    # current inertia (after `randomize_body_mass`, which scales it with the mass).
+    body = entity.body_ids_global[0]
+    inertia = env.sim.expand_model_field("body_inertia")
+    ids = env_ids.to(inertia.device)
+    inertia[ids, body] = inertia[ids, body] * (scale**2).to(inertia.dtype).to(inertia.device)
+    env.sim.set_const(env_ids)
 
 
 def reset_cube_on_table(
@@ -282,10 +300,9 @@ def reset_cube_on_table(
     for i, key in enumerate(("x", "y")):
         lo, hi = pose_range.get(key, (0.0, 0.0))
         state[:, i] += sample_uniform(lo, hi, n, env.device, env.rng)
-    state[:, :3] += env.scene.env_origins[env_ids]
-    geom = entity.geom_ids_global[0]
-    size = env.sim.expand_model_field("geom_size")
-    state[:, 2] = size[env_ids.to(size.device), geom, 2].to(state.device, state.dtype) + 1e-4
+    origins = env.scene.env_origins[env_ids]
+    state[:, :2] += origins[:, :2]
+    state[:, 2] = origins[:, 2] + _cube_half_height(env, asset_cfg)[env_ids] + 1e-4
     lo, hi = pose_range.get("yaw", (0.0, 0.0))
     yaw = sample_uniform(lo, hi, n, env.device, env.rng)
     zero = torch.zeros_like(yaw)
@@ -305,6 +322,11 @@ def randomize_camera_pose(
     axis and its orientation by a rotation of U(-rot_range, rot_range) rad about each of its
     own axes (the nominal pose is the model's). Use at startup: the images of every later
     step see the world from the env's own camera."""
+    if pos_range < 0 or rot_range < 0:
+        raise ValueError(
+            f"randomize_camera_pose: pos_range (m) and rot_range (rad) must be >= 0, got "
+            f"{pos_range}, {rot_range}."
+        )
     cam = env.scene[sensor_name].camera_id
     n = len(env_ids)
     pos = env.sim.expand_model_field("cam_pos")
@@ -339,6 +361,10 @@ def reset_into_grasp_pose(
     closing and lifting are met from the first iterations, not only after the reach has been
     learned (a start-state distribution for exploration; the other envs keep their random
     resets). Run it after the cube's and the arm's reset events."""
+    if not 0.0 <= probability <= 1.0:
+        raise ValueError(
+            f"reset_into_grasp_pose: probability must be in [0, 1], got {probability}."
+        )
     pick = rand((len(env_ids),), env.device, env.rng) < probability
     ids = env_ids[pick.to(env_ids.device)]
     if len(ids) == 0:
@@ -348,9 +374,8 @@ def reset_into_grasp_pose(
     robot.write_joint_state_to_sim(q, torch.zeros_like(q), env_ids=ids)
     x, y, qw, qz = GRASP_CUBE_POSE
     state = torch.zeros(len(ids), 13, device=env.device)
-    size = env.sim.expand_model_field("geom_size")
-    half = size[ids.to(size.device), cube.geom_ids_global[0], 2].to(state.device, state.dtype)
-    state[:, 0], state[:, 1], state[:, 2] = x, y, half + 1e-4
+    state[:, 0], state[:, 1] = x, y
+    state[:, 2] = _cube_half_height(env, cube_cfg)[ids] + 1e-4
     state[:, 3], state[:, 6] = qw, qz
     state[:, :3] += env.scene.env_origins[ids]
     cube.write_root_state_to_sim(state, ids)
