@@ -17,6 +17,7 @@ from mjlab.managers.manager_term_config import CommandTermCfg
 from mjlab.managers.scene_entity_config import SceneEntityCfg
 from mjlab.utils.math import (
     quat_apply_inverse,
+    quat_conjugate,
     quat_from_euler_xyz,
     quat_mul,
     rand,
@@ -190,8 +191,9 @@ def cube_pos_b(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _CUBE) -> tor
 def cube_quat_b(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _CUBE) -> torch.Tensor:
     """(num_envs, 4) cube orientation in the robot's base frame, quaternion wxyz."""
     robot = env.scene[_ROBOT.name].data
-    inv = robot.root_link_quat_w * torch.tensor([1.0, -1.0, -1.0, -1.0], device=env.device)
-    return quat_mul(inv, env.scene[asset_cfg.name].data.root_link_quat_w)
+    return quat_mul(
+        quat_conjugate(robot.root_link_quat_w), env.scene[asset_cfg.name].data.root_link_quat_w
+    )
 
 
 def cube_lin_vel_w(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _CUBE) -> torch.Tensor:
