@@ -82,7 +82,7 @@ def test_help_shows_the_common_options_first_and_help_all_hides_fixed_fields(cap
     short = capsys.readouterr().out
     assert stop.value.code == 0
     assert len(short.splitlines()) < 40 and "--env.scene.num-envs" in short
-    assert "(now 1024)" in short and "--help-all" in short
+    assert "(now 512)" in short and "--help-all" in short
     with pytest.raises(SystemExit):
         main(["Mjlab-Velocity-Flat-Unitree-Go1", "--help-all"])
     full = capsys.readouterr().out

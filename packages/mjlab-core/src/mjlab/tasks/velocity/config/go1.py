@@ -21,7 +21,9 @@ GO1_VELOCITY = VelocityRobotCfg(
 
 
 def flat() -> ManagerBasedRlEnvCfg:
-    return velocity_env_cfg(GO1_VELOCITY, rough=False)
+    """512 envs (the velocity tasks' default is 1024): on a CPU, twice the PPO iterations per
+    minute learn flat walking sooner than twice the samples per iteration."""
+    return velocity_env_cfg(GO1_VELOCITY, rough=False, num_envs=512)
 
 
 def flat_play() -> ManagerBasedRlEnvCfg:
