@@ -43,7 +43,7 @@ def velocity_go1_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
     On this 2-core CPU with the Go1 flat task's 512 envs, 3 epochs cut the update from 0.55 s to
     0.33 s of a ~1.3 s iteration and learned as fast per wall second (linear-velocity tracking
     0.77 of its maximum after 4 minutes, against 0.76 with 5 epochs). With KL 0.01 the adaptive
-    learning rate kept falling to its 1e-5 floor; with 0.02 it stays within 1e-4..1e-3 and
+    learning rate kept falling to its 1e-5 floor; with 0.02 it stays mostly within 1e-4..1e-3 and
     tracking rose faster (5 epochs, 4 minutes: 0.76 of its maximum against 0.46). Both measured
     with the Go1's action scale at half its effort limit."""
     cfg = _velocity("go1_velocity")
