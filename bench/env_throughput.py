@@ -1,9 +1,12 @@
 """Env steps/s of the Go1 flat velocity env next to raw physics of the same model, same run.
 
-For each N: `ManagerBasedRlEnv.step` with random actions (env steps/s), and the env's own
-simulation stepped `decimation` substeps per call from the same states (what the physics alone
-allows, in env steps/s); their ratio is the managers' overhead. Also prints the
-time from constructing the env to its first step.
+For each N: `ManagerBasedRlEnv.step` with random actions (env steps/s), and the raw limit: the
+env's own simulation (`mujoco.batch` on CPU) set back to the physics state the env phase started
+from and stepped `decimation` substeps per call with the very controls the env applied, recorded
+during the env phase, with no managers (the same physics work, in env steps/s). Their ratio is
+the managers' overhead. (Holding the controls still instead lets the robots settle into cheaper
+contact states and is not the same work.) Also prints the time from constructing the env to its
+first step.
 
     uv run python bench/env_throughput.py                 # N = 64, 1024, 4096 on CPU
     uv run python bench/env_throughput.py --device cuda:0 # MuJoCo Warp, CUDA graphs on
@@ -69,30 +72,18 @@ def main() -> None:
         first = time.perf_counter() - t0
         sync = torch.cuda.synchronize if env.device.type == "cuda" else (lambda: None)
 
-        def env_step(env=env, n=n, dim=dim):
-            env.step(torch.randn(n, dim, device=env.device) * 0.5)
+        actions = [torch.randn(n, dim, device=env.device) * 0.5 for _ in range(64)]
+        calls = [0]
 
-        # Raw physics on the same worlds in the same state: the env's own simulation stepped
-        # `decimation` substeps per call with no managers (bench/sim_throughput.py shows
-        # Simulation.step itself runs at >= 0.9 of raw mujoco.batch).
-        def raw_step(sim=env.sim, d=cfg.decimation):
-            sim.step(d)
+        def env_step(env=env, actions=actions, calls=calls):
+            env.step(actions[calls[0] % len(actions)])
+            calls[0] += 1
 
-        rates = {}
-        for name, fn in (
-            ("env", env_step),
-            ("raw", raw_step),
-            ("env", env_step),
-            ("raw", raw_step),
-        ):
-            fn()
-            sync()
-            calls, start = 0, time.perf_counter()
-            while time.perf_counter() - start < args.seconds / 2:
-                fn()
-                calls += 1
-            sync()
-            rates.setdefault(name, []).append(calls * n / (time.perf_counter() - start))
+        rates: dict[str, list[float]] = {"env": [], "raw": []}
+        for _ in range(2):
+            env_rate, raw_rate = replay_pair(env, env_step, cfg.decimation, sync, args.seconds / 2)
+            rates["env"].append(env_rate)
+            rates["raw"].append(raw_rate)
         env_rate, raw_rate = (sum(rates[k]) / 2 for k in ("env", "raw"))
         profiles[n] = profile(env, env_step, sync, args.seconds)
         print(
@@ -117,6 +108,46 @@ def main() -> None:
     print(f"{'phase':>22} " + " ".join(f"{'N=' + str(n):>9}" for n in profiles))
     for name in names:
         print(f"{name:>22} " + " ".join(f"{p.get(name, 0.0):>9.3f}" for p in profiles.values()))
+
+
+def replay_pair(env, env_step, decimation: int, sync, seconds: float) -> tuple[float, float]:
+    """(env steps/s, raw env-equivalent steps/s) over the same physics: env steps for `seconds`
+    while every `Simulation.step` call's controls are recorded, then the raw simulation is set
+    back to the starting physics state and steps `decimation` substeps per recorded control."""
+    sim, n = env.sim, env.num_envs
+    env_step()  # warm-up
+    sync()
+    start_state = sim.get_state()
+    recorded: list[torch.Tensor] = []
+    step = sim.step
+
+    def recording_step(nstep: int = 1) -> None:
+        recorded.append(sim.data.ctrl.clone())
+        step(nstep)
+
+    sim.step = recording_step
+    steps, start = 0, time.perf_counter()
+    try:
+        while time.perf_counter() - start < seconds:
+            env_step()
+            steps += 1
+        sync()
+        env_rate = steps * n / (time.perf_counter() - start)
+    finally:
+        del sim.step  # the instance attribute: back to the class's method
+    end_state = sim.get_state()
+    sim.set_state(start_state)
+    ctrl = sim.data.ctrl
+    sync()
+    start = time.perf_counter()
+    for values in recorded:
+        ctrl.copy_(values)
+        sim.step(decimation)
+    sync()
+    raw_rate = steps * n / (time.perf_counter() - start)
+    sim.set_state(end_state)  # the env's managers carry on from their own state
+    sim.forward()
+    return env_rate, raw_rate
 
 
 def profile(env, env_step, sync, seconds: float) -> dict[str, float]:

@@ -198,6 +198,37 @@ def test_contact_sensor_feet_on_ground_and_air_time_grows_while_lifted():
     assert (flight[landed] > 25 * dt).all()
 
 
+def test_contact_sensor_reads_each_slot_from_its_own_mujoco_sensor():
+    # found/force are read as one (num_envs, slots, 4) block of sensordata; each slot must be
+    # the MuJoCo contact sensor of its name, read through MjData, in both envs.
+    feet = ContactSensorCfg(name="feet", primary=ContactMatch(mode="geom", patterns=FOOT_GEOMS))
+    trunk = ContactSensorCfg(name="trunk", primary=ContactMatch(mode="body", patterns=("trunk",)))
+    scene, sim = _scene({"robot": GO1.entity_cfg()}, sensors=[feet, trunk], num_envs=2)
+    robot = scene["robot"]
+    robot.set_joint_position_target(robot.data.default_joint_pos)
+    # Env 1 starts with its trunk on the ground (upside down), so both sensors see contacts.
+    flipped = robot.data.root_link_pos_w[1].clone()
+    flipped[2] = 0.12
+    state = torch.cat([flipped, torch.tensor([0.0, 1.0, 0, 0]), torch.zeros(6)]).unsqueeze(0)
+    robot.write_root_state_to_sim(state, torch.tensor([1]))
+    sim.forward()
+    sim.step(40)
+    for name in ("feet", "trunk"):
+        sensor = scene[name]
+        assert sensor._block is not None, "the slots are one block of sensordata"
+        for env in range(2):
+            data = sim.get_data(env)
+            for slot in range(sensor.num_slots):
+                found, *force = data.sensor(f"{name}/{slot}").data
+                assert bool(sensor.found[env, slot]) == (found > 0)
+                np.testing.assert_allclose(sensor.force[env, slot].numpy(), force, rtol=1e-6)
+        expected = (sensor.force.norm(dim=-1) > 1.0) & sensor.found
+        assert torch.equal(sensor.in_contact_above(1.0), expected)
+    # Not a vacuous comparison: both sensors report contacts (and non-contacts).
+    assert scene["feet"].found[0].any() and scene["trunk"].found[1].all()
+    assert not scene["trunk"].found[0].any()
+
+
 def test_air_time_has_no_float32_drift_over_long_episodes():
     sensor = ContactSensorCfg(name="feet", primary=ContactMatch(mode="geom", patterns=FOOT_GEOMS))
     scene, sim = _scene({"robot": GO1.entity_cfg()}, sensors=[sensor], num_envs=1)

@@ -72,12 +72,15 @@ class UniformVelocityCommand(CommandTerm):
             lo, hi = self.cfg.ranges.ang_vel_z
             wz = (self.cfg.heading_control_stiffness * err).clamp(lo, hi)
             self.vel_command_b[:, 2] = torch.where(ids, wz, self.vel_command_b[:, 2])
-        self.vel_command_b[self.is_standing_env] = 0.0
+        # masked_fill_, not boolean indexing: a mask index is a nonzero() (a host sync on CUDA).
+        self.vel_command_b.masked_fill_(self.is_standing_env[:, None], 0.0)
 
     def _update_metrics(self) -> None:
         # Running episode mean of the tracking errors.
         data = self.robot.data
-        err_xy = (self.vel_command_b[:, :2] - data.root_link_lin_vel_b[:, :2]).norm(dim=-1)
+        err_xy = torch.linalg.vector_norm(
+            self.vel_command_b[:, :2] - data.root_link_lin_vel_b[:, :2], dim=-1
+        )
         err_yaw = (self.vel_command_b[:, 2] - data.root_link_ang_vel_b[:, 2]).abs()
         self._accumulate_episode_mean("error_vel_xy", err_xy)
         self._accumulate_episode_mean("error_vel_yaw", err_yaw)

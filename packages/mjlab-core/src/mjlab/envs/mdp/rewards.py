@@ -115,7 +115,7 @@ def _when_commanded_to_move(
     if command_name is None:
         return reward
     cmd = env.command_manager.get_command(command_name)
-    return reward * (cmd[:, :2].norm(dim=1) > command_threshold).float()
+    return reward * (torch.linalg.vector_norm(cmd[:, :2], dim=1) > command_threshold).float()
 
 
 def feet_air_time(
@@ -156,8 +156,7 @@ def undesired_contacts(
     env: ManagerBasedRlEnv, sensor_name: str, threshold: float = 1.0
 ) -> torch.Tensor:
     """Number of contact-sensor slots with net force above `threshold` N. Returns: (num_envs,)."""
-    sensor = env.scene[sensor_name]
-    return ((sensor.force.norm(dim=-1) > threshold) & sensor.found).float().sum(dim=1)
+    return env.scene[sensor_name].in_contact_above(threshold).sum(dim=1, dtype=torch.float32)
 
 
 def stand_still(
@@ -171,4 +170,4 @@ def stand_still(
     ids = asset_cfg.joint_ids
     dev = (data.joint_pos[:, ids] - data.default_joint_pos[:, ids]).abs().sum(dim=1)
     cmd = env.command_manager.get_command(command_name)
-    return dev * (cmd[:, :2].norm(dim=1) < command_threshold).float()
+    return dev * (torch.linalg.vector_norm(cmd[:, :2], dim=1) < command_threshold).float()

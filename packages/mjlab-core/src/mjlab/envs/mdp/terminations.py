@@ -43,8 +43,7 @@ def illegal_contact(
 ) -> torch.Tensor:
     """Any contact-sensor slot in contact with net force above `threshold` N.
     Returns: (num_envs,) bool."""
-    sensor = env.scene[sensor_name]
-    return ((sensor.force.norm(dim=-1) > threshold) & sensor.found).any(dim=1)
+    return env.scene[sensor_name].in_contact_above(threshold).any(dim=1)
 
 
 def joint_pos_out_of_limit(
