@@ -70,7 +70,8 @@ def build_report(directory: Path, device_name: str) -> str:
             lines.append(
                 f"| {r['task']} | {r['num_envs']} | {'on' if r['cuda_graph'] else 'off'} | "
                 f"{r['env_steps_per_s']:,.0f} | {r['raw_steps_per_s']:,.0f} | "
-                f"{r['env_steps_per_s'] / r['raw_steps_per_s']:.2f} | {r['build_first_step_s']:.1f} |"
+                f"{r.get('ratio', r['env_steps_per_s'] / r['raw_steps_per_s']):.2f} | "
+                f"{r['build_first_step_s']:.1f} |"
             )
     else:
         lines.append("not run (see throughput.log)")

@@ -72,7 +72,7 @@ class UniformVelocityCommand(CommandTerm):
             lo, hi = self.cfg.ranges.ang_vel_z
             wz = (self.cfg.heading_control_stiffness * err).clamp(lo, hi)
             self.vel_command_b[:, 2] = torch.where(ids, wz, self.vel_command_b[:, 2])
-        # masked_fill_, not boolean indexing: a mask index is a nonzero() (a host sync on CUDA).
+        # One masked_fill_ over the rows (the mask broadcast to the three columns).
         self.vel_command_b.masked_fill_(self.is_standing_env[:, None], 0.0)
 
     def _update_metrics(self) -> None:
