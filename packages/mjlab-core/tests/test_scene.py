@@ -222,8 +222,9 @@ def test_contact_sensor_reads_each_slot_from_its_own_mujoco_sensor():
                 found, *force = data.sensor(f"{name}/{slot}").data
                 assert bool(sensor.found[env, slot]) == (found > 0)
                 np.testing.assert_allclose(sensor.force[env, slot].numpy(), force, rtol=1e-6)
-        expected = (sensor.force.norm(dim=-1) > 1.0) & sensor.found
-        assert torch.equal(sensor.in_contact_above(1.0), expected)
+        for threshold in (1.0, 0.0, -1.0):
+            expected = (sensor.force.norm(dim=-1) > threshold) & sensor.found
+            assert torch.equal(sensor.in_contact_above(threshold), expected)
     # Not a vacuous comparison: both sensors report contacts (and non-contacts).
     assert scene["feet"].found[0].any() and scene["trunk"].found[1].all()
     assert not scene["trunk"].found[0].any()

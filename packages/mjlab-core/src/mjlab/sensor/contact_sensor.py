@@ -167,7 +167,8 @@ class ContactSensor(Sensor):
             force, found = self.force, self.found
         else:
             force, found = rows[..., 1:], rows[..., 0] > 0
-        return (force.square().sum(dim=-1) > threshold * threshold) & found
+        # |f| > t as |f|^2 > t |t| (a negative threshold keeps every touching slot).
+        return (force.square().sum(dim=-1) > threshold * abs(threshold)) & found
 
     def update(self, dt: float) -> None:
         if not self.cfg.track_air_time:
