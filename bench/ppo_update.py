@@ -8,8 +8,8 @@ and policy of `train`), then times `runner.alg.update()` on that same storage fo
 
 Prints seconds per update and env steps/s of a whole iteration (rollout + update) for each,
 and its ratio to the rollout alone and to the env alone (the same number of env steps with
-random actions and no policy; issue #15's goal: >= 0.75 at 1024 envs). The update is timed on a copy of the networks and
-optimizer each time, so every variant starts from the same weights.
+random actions and no policy; issue #15's goal: >= 0.75 at 1024 envs). The update is timed on
+a copy of the networks and optimizer each time, so every variant starts from the same weights.
 """
 
 from __future__ import annotations

@@ -114,17 +114,16 @@ class ContactSensor(Sensor):
     def initialize(self, model, sim, scene) -> None:
         super().initialize(model, sim, scene)
         slices = [sensordata_slice(model, n) for n in self._sensor_names]
-        # Each sensor writes [found, fx, fy, fz].
-        self._found_idx = torch.as_tensor([s.start for s in slices], device=self.device)
-        force = np.array([[s.start + 1, s.start + 2, s.start + 3] for s in slices], dtype=np.int64)
-        self._force_idx = torch.as_tensor(force, device=self.device)
         n, b = self.num_envs, len(slices)
-        # The sensors are added one after another, so their rows are normally one block of
-        # sensordata: read it as a (num_envs, slots, 4) view (an index gather costs ~3x more).
+        # Each sensor writes [found, fx, fy, fz]. They are added one after another, so their
+        # rows are normally one block of sensordata, read as a view; otherwise one gather.
         starts = [s.start for s in slices]
-        self._block: slice | None = None
+        self._rows_at: slice | torch.Tensor
         if b and starts == list(range(starts[0], starts[0] + 4 * b, 4)):
-            self._block = slice(starts[0], starts[0] + 4 * b)
+            self._rows_at = slice(starts[0], starts[0] + 4 * b)
+        else:
+            index = np.asarray(starts, dtype=np.int64)[:, None] + np.arange(4)
+            self._rows_at = torch.as_tensor(index.reshape(-1), device=self.device)
         zeros = lambda: torch.zeros(n, b, dtype=torch.long, device=self.device)  # noqa: E731
         self._air_steps, self._contact_steps = zeros(), zeros()
         self._last_air_steps, self._last_contact_steps = zeros(), zeros()
@@ -135,40 +134,29 @@ class ContactSensor(Sensor):
     def num_slots(self) -> int:
         return len(self.slot_names)
 
-    def _rows(self) -> torch.Tensor | None:
-        """(num_envs, num_slots, 4) view of the sensors' [found, fx, fy, fz], or None when
-        their rows are not one block."""
-        if self._block is None:
-            return None
-        return self.sim.data.sensordata[:, self._block].unflatten(1, (self.num_slots, 4))
+    def _rows(self) -> torch.Tensor:
+        """(num_envs, num_slots, 4) [found, fx, fy, fz] of every slot, in sensordata's dtype."""
+        return self.sim.data.sensordata[:, self._rows_at].unflatten(1, (self.num_slots, 4))
 
     @property
     def found(self) -> torch.Tensor:
         """(num_envs, num_slots) bool: the slot touches (the secondary set) now."""
-        rows = self._rows()
-        if rows is None:
-            return self.sim.data.sensordata[:, self._found_idx] > 0
-        return rows[..., 0] > 0
+        return self._rows()[..., 0] > 0
 
     @property
     def force(self) -> torch.Tensor:
         """(num_envs, num_slots, 3) net contact force on each slot, N (MuJoCo contact sensor
         with reduce=netforce, world frame). A float32 copy."""
-        rows = self._rows()
-        if rows is None:
-            return self.sim.data.sensordata[:, self._force_idx].float()
-        return rows[..., 1:].to(torch.float32, copy=True)
+        return self._rows()[..., 1:].to(torch.float32, copy=True)
 
     def in_contact_above(self, threshold: float) -> torch.Tensor:
-        """(num_envs, num_slots) bool: the slot touches with a net force above `threshold` N
-        (|force| > threshold, compared squared)."""
+        """(num_envs, num_slots) bool: the slot touches with a net force above `threshold` N,
+        compared as |force|^2 > threshold |threshold| in sensordata's dtype (float64 on C
+        MuJoCo), so a negative threshold keeps every touching slot."""
         rows = self._rows()
-        if rows is None:
-            force, found = self.force, self.found
-        else:
-            force, found = rows[..., 1:], rows[..., 0] > 0
-        # |f| > t as |f|^2 > t |t| (a negative threshold keeps every touching slot).
-        return (force.square().sum(dim=-1) > threshold * abs(threshold)) & found
+        return (rows[..., 1:].square().sum(dim=-1) > threshold * abs(threshold)) & (
+            rows[..., 0] > 0
+        )
 
     def update(self, dt: float) -> None:
         if not self.cfg.track_air_time:
