@@ -5,6 +5,8 @@ and policy of `train`), then times `runner.alg.update()` on that same storage fo
 (epochs, minibatches) and torch thread counts, and the rollout itself, all in one run:
 
     uv run python bench/ppo_update.py                     # Go1 flat, 1024 envs, CPU
+    uv run python bench/ppo_update.py --activation relu   # the same, other networks
+    uv run python bench/ppo_update.py --hidden-dims 128 128 128
 
 Prints seconds per update and env steps/s of a whole iteration (rollout + update) for each,
 and its ratio to the rollout alone and to the env alone (the same number of env steps with
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import dataclasses
 import io
 import os
 import time
@@ -39,12 +42,28 @@ def main() -> None:
     )
     parser.add_argument("--task", default="Mjlab-Velocity-Flat-Unitree-Go1")
     parser.add_argument("--num-envs", type=int, default=1024)
+    parser.add_argument(
+        "--hidden-dims",
+        type=int,
+        nargs="+",
+        default=None,
+        help="actor and critic hidden layers instead of the task's (e.g. 128 128 128)",
+    )
+    parser.add_argument(
+        "--activation", default=None, help="hidden-layer activation instead of the task's"
+    )
     args = parser.parse_args()
 
+    agent = load_rl_cfg(args.task)
+    # Through dataclasses.replace, so the model config validates the override.
+    overrides = {"hidden_dims": tuple(args.hidden_dims)} if args.hidden_dims else {}
+    if args.activation:
+        overrides["activation"] = args.activation
+    agent.actor = dataclasses.replace(agent.actor, **overrides)
+    agent.critic = dataclasses.replace(agent.critic, **overrides)
     cfg = load_env_cfg(args.task)
     cfg.scene.num_envs = args.num_envs
     env = RslRlVecEnvWrapper(ManagerBasedRlEnv(cfg))
-    agent = load_rl_cfg(args.task)
     with contextlib.redirect_stdout(io.StringIO()):  # rsl-rl prints the networks
         runner = MjlabOnPolicyRunner(env, to_rsl_rl_train_cfg(agent), None)
     steps = agent.num_steps_per_env * args.num_envs
@@ -80,6 +99,7 @@ def main() -> None:
         env_only_s = time.perf_counter() - start
     print(
         f"task={args.task} num_envs={args.num_envs} steps/iteration={steps} cores={os.cpu_count()}"
+        f" networks={agent.actor.hidden_dims} {agent.actor.activation}"
     )
     print(f"env only: {env_only_s:.2f} s ({steps / env_only_s:,.0f} env steps/s)")
     print(f"rollout: {rollout_s:.2f} s ({steps / rollout_s:,.0f} env steps/s incl. the policy)")
