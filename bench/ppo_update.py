@@ -99,7 +99,8 @@ def main() -> None:
         env_only_s = time.perf_counter() - start
     print(
         f"task={args.task} num_envs={args.num_envs} steps/iteration={steps} cores={os.cpu_count()}"
-        f" networks={agent.actor.hidden_dims} {agent.actor.activation}"
+        f" actor={agent.actor.hidden_dims} {agent.actor.activation}"
+        f" critic={agent.critic.hidden_dims} {agent.critic.activation}"
     )
     print(f"env only: {env_only_s:.2f} s ({steps / env_only_s:,.0f} env steps/s)")
     print(f"rollout: {rollout_s:.2f} s ({steps / rollout_s:,.0f} env steps/s incl. the policy)")
