@@ -2,7 +2,8 @@
 
 Collects one rollout of the task with its own training config (MjlabOnPolicyRunner, the env
 and policy of `train`), then times `runner.alg.update()` on that same storage for several
-(epochs, minibatches) and torch thread counts, and the rollout itself, all in one run:
+(epochs, minibatches) and torch thread counts, and the rollout itself, all in one run
+(`--repeats` times each, alternating env-only legs and rollouts; medians):
 
     uv run python bench/ppo_update.py                     # Go1 flat, 1024 envs, CPU
     uv run python bench/ppo_update.py --activation relu   # the same, other networks
@@ -22,6 +23,7 @@ import copy
 import dataclasses
 import io
 import os
+import statistics
 import time
 from pathlib import Path
 
@@ -52,7 +54,15 @@ def main() -> None:
     parser.add_argument(
         "--activation", default=None, help="hidden-layer activation instead of the task's"
     )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="env-only legs, rollouts and updates timed this many times each (median)",
+    )
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error(f"--repeats must be >= 1, got {args.repeats}")
 
     agent = load_rl_cfg(args.task)
     # Through dataclasses.replace, so the model config validates the override.
@@ -83,27 +93,44 @@ def main() -> None:
             alg.compute_returns(obs)
         return obs
 
-    obs = rollout(obs)
-    start = time.perf_counter()
-    obs = rollout(obs)
-    rollout_s = time.perf_counter() - start
     # The env alone for as many steps, random actions, no policy: what the issue's training
-    # ratio is taken against ("training env steps/s >= 0.75 of env-only").
+    # ratio is taken against ("training env steps/s >= 0.75 of env-only"). Env-only legs and
+    # rollouts alternate, and each side's median is used: one slow leg on a shared VM does
+    # not decide the ratio. The last rollout's storage is what the updates train on.
     raw_env = env.unwrapped
     dim = raw_env.action_manager.total_action_dim
     actions = [torch.randn(args.num_envs, dim) * 0.5 for _ in range(agent.num_steps_per_env)]
-    with torch.inference_mode():
+
+    def env_only() -> float:
+        with torch.inference_mode():
+            start = time.perf_counter()
+            for a in actions:
+                raw_env.step(a)
+            return time.perf_counter() - start
+
+    obs = rollout(obs)
+    env_only()
+    env_legs, rollouts = [], []
+    for _ in range(args.repeats):
+        env_legs.append(env_only())
+        obs = env.get_observations()
         start = time.perf_counter()
-        for a in actions:
-            raw_env.step(a)
-        env_only_s = time.perf_counter() - start
+        obs = rollout(obs)
+        rollouts.append(time.perf_counter() - start)
+    env_only_s, rollout_s = statistics.median(env_legs), statistics.median(rollouts)
     print(
         f"task={args.task} num_envs={args.num_envs} steps/iteration={steps} cores={os.cpu_count()}"
         f" actor={agent.actor.hidden_dims} {agent.actor.activation}"
         f" critic={agent.critic.hidden_dims} {agent.critic.activation}"
     )
-    print(f"env only: {env_only_s:.2f} s ({steps / env_only_s:,.0f} env steps/s)")
-    print(f"rollout: {rollout_s:.2f} s ({steps / rollout_s:,.0f} env steps/s incl. the policy)")
+    print(
+        f"env only: {env_only_s:.2f} s ({steps / env_only_s:,.0f} env steps/s), median of "
+        f"{_spread(env_legs)}"
+    )
+    print(
+        f"rollout: {rollout_s:.2f} s ({steps / rollout_s:,.0f} env steps/s incl. the policy), "
+        f"median of {_spread(rollouts)}"
+    )
     print(
         f"{'epochs x minibatches':>21} {'threads':>7} {'update s':>9} "
         f"{'iteration env steps/s':>22} {'of rollout':>10} {'of env only':>11}"
@@ -116,14 +143,17 @@ def main() -> None:
     for threads in sorted({default_threads, 1}, reverse=True):
         torch.set_num_threads(threads)
         for epochs, minibatches in variants:
-            alg.actor.load_state_dict(state[0])
-            alg.critic.load_state_dict(state[1])
-            alg.optimizer.load_state_dict(optimizer)
             alg.num_learning_epochs, alg.num_mini_batches = epochs, minibatches
-            alg.storage.step = storage_step
-            start = time.perf_counter()
-            alg.update()
-            update_s = time.perf_counter() - start
+            times = []
+            for _ in range(args.repeats):
+                alg.actor.load_state_dict(state[0])
+                alg.critic.load_state_dict(state[1])
+                alg.optimizer.load_state_dict(optimizer)
+                alg.storage.step = storage_step
+                start = time.perf_counter()
+                alg.update()
+                times.append(time.perf_counter() - start)
+            update_s = statistics.median(times)
             rate = steps / (rollout_s + update_s)
             print(
                 f"{f'{epochs} x {minibatches}':>21} {threads:>7} {update_s:>9.2f} "
@@ -131,6 +161,11 @@ def main() -> None:
                 f"{env_only_s / (rollout_s + update_s):>11.2f}"
             )
     torch.set_num_threads(default_threads)
+
+
+def _spread(values: list[float]) -> str:
+    """'3 (1.71-2.81 s)': how many timings and their range."""
+    return f"{len(values)} ({min(values):.2f}-{max(values):.2f} s)"
 
 
 if __name__ == "__main__":

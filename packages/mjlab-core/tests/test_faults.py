@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from mjlab.envs import ManagerBasedRlEnv
-from mjlab.managers import EventTermCfg, RewardTermCfg
+from mjlab.managers import EventTermCfg, ObservationTermCfg, RewardTermCfg
 from mjlab.tasks import load_env_cfg
 
 
@@ -45,10 +45,12 @@ def test_a_world_invalid_right_after_reset_counts_as_physics_divergence():
     assert reward[0] == 0.0
 
 
-def test_a_nan_reward_term_is_counted_per_term_and_warned_about_once():
+@pytest.mark.parametrize("host_checks", [True, False])
+def test_a_nan_reward_term_is_counted_per_term_and_warned_about_once(host_checks):
     cfg = _cartpole()
     cfg.rewards["broken"] = RewardTermCfg(func=_nan_for_env_1, weight=1.0)
     env = ManagerBasedRlEnv(cfg)
+    env.reward_manager.host_checks = host_checks  # False: what a CUDA env does
     env.reset(seed=0)
     for _ in range(4):
         _, reward, *_ = env.step(torch.zeros(3, 1))
@@ -99,3 +101,25 @@ def test_without_auto_reset_ended_envs_wait_for_an_explicit_reset():
     env.reset(env_ids=torch.tensor([2]))
     env.step(torch.zeros(3, 1))
     assert env.episode_length_buf.tolist() == [1, 1, 1]
+
+
+def _nan_and_inf(env):
+    value = torch.zeros(env.num_envs, 2, device=env.device)
+    value[1, 0] = float("nan")
+    value[2, 1] = float("-inf")
+    return value
+
+
+@pytest.mark.parametrize("host_checks", [True, False])
+def test_nan_and_inf_observations_reach_the_policy_as_zero_and_are_counted(host_checks):
+    cfg = _cartpole()
+    cfg.observations["actor"].terms["broken"] = ObservationTermCfg(func=_nan_and_inf)
+    env = ManagerBasedRlEnv(cfg)
+    env.observation_manager.host_checks = host_checks  # False: what a CUDA env does
+    env.reset(seed=0)
+    obs, *_, extras = env.step(torch.zeros(3, 1))
+    assert torch.isfinite(obs["actor"]).all()
+    assert obs["actor"][1, -2] == 0.0 and obs["actor"][2, -1] == 0.0
+    assert int(extras["log"]["Metrics/nonfinite_observations"]) == 2
+    raw = env.observation_manager.raw_terms("actor")["broken"]
+    assert raw.tolist() == [[0.0, 0.0]] * 3

@@ -165,7 +165,10 @@ class _HostSyncs(TorchDispatchMode):
 
 def test_the_step_reads_no_value_back_to_the_host():
     env = _go1(num_envs=16)
-    env.action_manager.host_checks = False  # what a CUDA env does
+    # What a CUDA env does: no host reads of NaN/Inf counts.
+    env.action_manager.host_checks = False
+    env.reward_manager.host_checks = False
+    env.observation_manager.host_checks = False
     dim = env.action_manager.total_action_dim
     with _HostSyncs() as syncs:
         for _ in range(60):
@@ -218,3 +221,53 @@ def test_a_reward_weight_changed_while_training_takes_effect_at_once():
     after = manager.compute(dt=env.step_dt)
     value = manager.terms["track_lin_vel_xy_exp"].func(env, std=0.5)
     torch.testing.assert_close(after - before, value * 2.0 * env.step_dt)
+
+
+_CALLS = Counter()
+
+
+def _counted_base_lin_vel(env):
+    _CALLS["base_lin_vel"] += 1
+    return env.scene["robot"].data.root_link_lin_vel_b
+
+
+def test_a_term_two_groups_share_is_computed_once_and_copied_exactly():
+    envs = []
+    for _ in range(2):
+        cfg = load_env_cfg("Mjlab-Velocity-Flat-Unitree-Go1")
+        cfg.scene.num_envs = 4
+        for group in ("actor", "critic"):
+            cfg.observations[group].terms["base_lin_vel"].func = _counted_base_lin_vel
+        envs.append(ManagerBasedRlEnv(cfg))
+    shared, plain = envs
+    critic = shared.observation_manager._fused["critic"]
+    actor_terms = list(shared.observation_manager.group_terms["actor"])
+    assert critic.shared_names == set(actor_terms)  # the critic adds foot_contact
+    assert len(critic.shared) == 1  # adjacent in both groups: one copy
+    for fused in plain.observation_manager._fused.values():  # every term called
+        fused.shared, fused.shared_names, fused.shared_sources = [], set(), set()
+    shared.reset(seed=0)
+    plain.reset(seed=0)
+    dim = shared.action_manager.total_action_dim
+    for step in range(5):
+        action = torch.randn(4, dim, generator=torch.Generator().manual_seed(step))
+        _CALLS.clear()
+        obs_s = shared.step(action)[0]
+        assert _CALLS["base_lin_vel"] == 1
+        _CALLS.clear()
+        obs_p = plain.step(action)[0]
+        assert _CALLS["base_lin_vel"] == 2
+        for group in ("actor", "critic"):
+            assert torch.equal(obs_s[group], obs_p[group]), (group, step)
+        raw_s = shared.observation_manager.raw_terms("critic")
+        raw_p = plain.observation_manager.raw_terms("critic")
+        for name in raw_p:
+            assert torch.equal(raw_s[name], raw_p[name]), name
+    # A group computed on its own calls its terms: its values are current, never a copy of
+    # what another group computed before the state changed.
+    shared.sim.data.qvel[:, 0] += 1.0
+    _CALLS.clear()
+    critic_obs = shared.observation_manager.compute_group("critic")
+    assert _CALLS["base_lin_vel"] == 1
+    lin_vel = shared.scene["robot"].data.root_link_lin_vel_b
+    assert torch.equal(critic_obs[:, :3], lin_vel)

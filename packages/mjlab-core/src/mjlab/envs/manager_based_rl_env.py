@@ -240,15 +240,20 @@ class ManagerBasedRlEnv:
         self.common_step_counter += 1
         self.scene.update(self.step_dt)
 
-        self.reset_buf = self.termination_manager.compute().clone()
-        self.reset_terminated = self.termination_manager.terminated.clone()
-        self.reset_time_outs = self.termination_manager.truncated.clone()
+        dones = self.termination_manager.compute()
+        terminated = self.termination_manager.terminated
+        truncated = self.termination_manager.truncated
         diverged = self.sim.diverged
         if self.cfg.sim.check_divergence:
             # A world whose physics blew up ends its episode; it never poisons the others.
-            self.reset_terminated |= diverged
-            self.reset_time_outs &= ~diverged
-            self.reset_buf |= diverged
+            # (New tensors: the termination manager's own stay as its terms returned them.)
+            self.reset_terminated = terminated | diverged
+            self.reset_time_outs = truncated & ~diverged
+            self.reset_buf = dones | diverged
+        else:
+            self.reset_buf = dones.clone()
+            self.reset_terminated = terminated.clone()
+            self.reset_time_outs = truncated.clone()
         self.reward_buf = self.reward_manager.compute(
             dt=self.step_dt, ignore=diverged if self.cfg.sim.check_divergence else None
         )

@@ -7,6 +7,7 @@ import torch
 from mjlab.managers.description import ActionTermDescription
 from mjlab.managers.manager_term_config import ActionTermCfg
 from mjlab.utils.config import copy_config
+from mjlab.utils.math import count_nonfinite, nonfinite_mask
 
 
 class ActionTerm:
@@ -123,10 +124,9 @@ class ActionManager:
                 "with .to(env.device) (a copy inside step would stall the device)."
             )
         action = action.to(torch.float32)
-        finite = torch.isfinite(action)
         if self.host_checks:
-            if not finite.all():
-                bad = (~finite).any(dim=1).nonzero().flatten().tolist()
+            if count_nonfinite(action):  # one host read: the CPU path
+                bad = nonfinite_mask(action).any(dim=1).nonzero().flatten().tolist()
                 raise ValueError(
                     f"Actions contain NaN or Inf (envs {bad[:10]}); expected finite values of "
                     f"shape {expected}."
@@ -134,7 +134,7 @@ class ActionManager:
         else:
             # Checking on the host would stall the device every step: non-finite values act
             # as 0 and are counted (the env logs `Metrics/nonfinite_actions`).
-            bad_values = ~finite
+            bad_values = nonfinite_mask(action)
             self.nonfinite = bad_values.sum()
             action = action.masked_fill(bad_values, 0.0)
         self.prev_action[:] = self.action

@@ -71,7 +71,7 @@ class CommandTerm:
         self.metric_steps += 1
         self._update_metrics()
         # An env reset in this step (episode length 0) already drew its command and timer.
-        self.steps_left -= (self.env.episode_length_buf > 0).long()
+        self.steps_left -= self.env.episode_length_buf.clamp(max=1)  # 1, or 0 just reset
         self.resample((self.steps_left <= 0).nonzero().flatten())
         self._update_command()
 

@@ -21,9 +21,12 @@ class EventManager(ManagerBase):
     """
 
     kind = "Event term"
+    _snapshot_exclude = ("_all_ids",)  # a constant
 
     def __init__(self, cfg: dict[str, EventTermCfg | None], env):
         super().__init__(cfg, env)
+        self._all_ids = torch.arange(env.num_envs, device=env.device)
+        """(num_envs,) every env's index: the `env_ids` of a startup or reset for all."""
         self.mode_terms: dict[str, dict[str, EventTermCfg]] = {
             "startup": {},
             "reset": {},
@@ -57,8 +60,11 @@ class EventManager(ManagerBase):
         """Run the events of `mode`: startup/reset for `env_ids` (None: all); interval: advance
         every timer by one env step and call the events that are due (`dt` is accepted for
         Isaac Lab's signature; the timers count steps of `env.step_dt`)."""
-        all_ids = torch.arange(self.env.num_envs, device=self.env.device)
-        for name, term in self.mode_terms[mode].items():
+        terms = self.mode_terms[mode]
+        if not terms:
+            return
+        all_ids = self._all_ids
+        for name, term in terms.items():
             if mode != "interval":
                 term.func(self.env, all_ids if env_ids is None else env_ids, **term.params)
                 continue
@@ -70,7 +76,7 @@ class EventManager(ManagerBase):
                     term.func(self.env, all_ids, **term.params)
                 continue
             # An env reset in this step (episode length 0) starts counting with the next step.
-            left -= (self.env.episode_length_buf > 0).long()
+            left -= self.env.episode_length_buf.clamp(max=1)  # 1, or 0 just reset
             ids = (left <= 0).nonzero().flatten()
             if len(ids):
                 left[ids] = self._sample_interval(term, len(ids))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import torch
@@ -19,7 +20,7 @@ from mjlab.managers.manager_term_config import (
     ObservationTermCfg,
     UniformNoiseCfg,
 )
-from mjlab.utils.math import rand, randn
+from mjlab.utils.math import count_nonfinite, nonfinite_mask, rand, randn
 
 
 class _TermBuffer:
@@ -81,6 +82,10 @@ class _FusedGroup:
         width = start
         self.raw = torch.zeros(n, width, device=device)
         self.views = {name: self.raw[:, sl] for name, sl in self.slices.items()}
+        self.shared: list[tuple[str, torch.Tensor, torch.Tensor]] = []
+        """Runs of terms an earlier group computes: (that group, view here, view there)."""
+        self.shared_names: set[str] = set()
+        self.shared_sources: set[str] = set()
 
         def column(values: dict[str, float], default: float) -> torch.Tensor:
             col = torch.full((width,), default)
@@ -163,6 +168,11 @@ class ObservationManager(ManagerBase):
 
     Buffers (delay, history) advance only in `compute(update_history=True)`, which the env
     calls exactly once per step and on reset; reading observations again never shifts them.
+
+    In `compute`, a term that an earlier concatenated group also has (the same plain function
+    with equal params, e.g. the critic's copy of an actor term) is copied from that group's
+    raw values instead of being called again, so term functions must be pure functions of the
+    env's state (as every `mdp` term is); class-based terms are always called.
     """
 
     kind = "Observation term"
@@ -226,10 +236,16 @@ class ObservationManager(ManagerBase):
                 self._fused[group_name] = _FusedGroup(
                     terms, {k: d[0] for k, d in raw_dims.items()}, n, env.device
                 )
+        self._link_shared_terms()
+        self._computed: set[str] = set()  # groups computed so far in this `compute`
         self._last: dict[str, torch.Tensor | dict[str, torch.Tensor]] = {}
         self._raw: dict[str, dict[str, torch.Tensor]] = {g: {} for g in self.group_terms}
+        self.host_checks: bool = torch.device(env.device).type == "cpu"
+        """Read each group's NaN/Inf count back to skip replacing values when there is none (the
+        default on the CPU, where no device waits; a GPU env replaces without reading back)."""
         self.nonfinite = torch.zeros((), dtype=torch.long, device=env.device)
-        """Non-finite values replaced by 0 since the last `compute` (a tensor: no host sync)."""
+        """Non-finite values replaced by 0 since the last `compute` (a tensor; a term that
+        groups share counts once)."""
 
     @property
     def active_terms(self) -> dict[str, list[str]]:
@@ -252,7 +268,12 @@ class ObservationManager(ManagerBase):
         if env_ids is not None:
             mask = torch.zeros(self.env.num_envs, dtype=torch.bool, device=self.env.device)
             mask[env_ids] = True
-        out = {g: self.compute_group(g, mask) for g in self.group_terms}
+        self._computed = set()
+        out = {}
+        for g in self.group_terms:
+            out[g] = self.compute_group(g, mask)
+            self._computed.add(g)
+        self._computed = set()
         self._last = out
         return out
 
@@ -269,7 +290,7 @@ class ObservationManager(ManagerBase):
             obs = term.func(self.env, **term.params).float()
             # No NaN/Inf ever reaches the policy or its normalizer (a diverged world, a term
             # dividing by zero): replaced by 0 and counted in `nonfinite`.
-            bad = ~torch.isfinite(obs)
+            bad = nonfinite_mask(obs)
             self.nonfinite += bad.sum()
             obs = obs.masked_fill(bad, 0.0)
             self._raw[group_name][name] = obs
@@ -293,6 +314,61 @@ class ObservationManager(ManagerBase):
             axis = 1 if group_name in self._image_groups else -1
             return torch.cat(list(values.values()), dim=axis)
         return values
+
+    def _link_shared_terms(self) -> None:
+        """Find, in each fused group, the terms an earlier fused group computes too: the same
+        plain function with equal params and width (e.g. a critic's copy of the actor's
+        terms). In `compute` they are copied from that group's raw values, a run of adjacent
+        terms in one copy, instead of being computed again. Class-based terms (which may keep
+        state) are always called."""
+        done: list[str] = []
+        for group_name, fused in self._fused.items():
+            runs: list[tuple[str, slice, slice]] = []
+            for name, term in self.group_terms[group_name].items():
+                found = self._earlier_same_term(done, term, fused.slices[name])
+                if found is None:
+                    continue
+                source, there = found
+                here = fused.slices[name]
+                fused.shared_names.add(name)
+                if runs and (runs[-1][0], runs[-1][1].stop, runs[-1][2].stop) == (
+                    source,
+                    here.start,
+                    there.start,
+                ):  # adjacent in both groups: one longer run
+                    _, a, b = runs[-1]
+                    runs[-1] = (source, slice(a.start, here.stop), slice(b.start, there.stop))
+                else:
+                    runs.append((source, here, there))
+            fused.shared = [
+                (source, fused.raw[:, here], self._fused[source].raw[:, there])
+                for source, here, there in runs
+            ]
+            fused.shared_sources = {source for source, _, _ in runs}
+            done.append(group_name)
+
+    def _earlier_same_term(
+        self, groups: list[str], term: ObservationTermCfg, width: slice
+    ) -> tuple[str, slice] | None:
+        """(group, its slice) of the first term of `groups` computing what `term` computes."""
+        if not inspect.isfunction(term.func):
+            return None
+        for group_name in groups:
+            fused = self._fused[group_name]
+            for name, other in self.group_terms[group_name].items():
+                there = fused.slices[name]
+                if (
+                    other.func is not term.func
+                    or there.stop - there.start != width.stop - width.start
+                ):
+                    continue
+                try:
+                    same = bool(other.params == term.params)
+                except (RuntimeError, TypeError, ValueError):  # e.g. tensors among the params
+                    same = False
+                if same:
+                    return group_name, there
+        return None
 
     def _is_image_group(self, group_name: str) -> bool:
         """Whether a group's terms are images (num_envs, C, H, W), to be joined along C into
@@ -331,7 +407,17 @@ class ObservationManager(ManagerBase):
         self, group_name: str, fused: _FusedGroup, env_mask: torch.Tensor | None
     ) -> torch.Tensor:
         raw_views = self._raw[group_name]
+        # Terms an earlier group computed in this `compute` are copied from it (see
+        # `_link_shared_terms`); called alone, a group computes all its terms.
+        shared: set[str] | tuple[()] = ()
+        if fused.shared and fused.shared_sources <= self._computed:
+            for _, here, there in fused.shared:
+                here.copy_(there)
+            shared = fused.shared_names
         for name, term in self.group_terms[group_name].items():
+            if name in shared:
+                raw_views[name] = fused.views[name]
+                continue
             value = term.func(self.env, **term.params)
             view = fused.views[name]
             self._check_shape(group_name, name, value, view.shape)
@@ -340,8 +426,12 @@ class ObservationManager(ManagerBase):
         # No NaN/Inf ever reaches the policy or its normalizer (a diverged world, a term
         # dividing by zero): replaced by 0 and counted in `nonfinite`.
         raw = fused.raw
-        self.nonfinite += raw.numel() - torch.isfinite(raw).sum()
-        torch.nan_to_num_(raw, nan=0.0, posinf=0.0, neginf=0.0)
+        bad = count_nonfinite(raw)
+        # On the CPU one read skips the replacing in the usual step with none (no device to
+        # stall); on a GPU both run unconditionally, without a host sync.
+        if not self.host_checks or bad:
+            self.nonfinite += bad
+            torch.nan_to_num_(raw, nan=0.0, posinf=0.0, neginf=0.0)
         obs = fused.process(self.cfg[group_name].enable_corruption, self.env.rng)
         if not fused.buffered:
             return obs

@@ -8,6 +8,7 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import RewardTermCfg
+from mjlab.utils.math import count_nonfinite, nonfinite_mask
 
 
 class RewardManager(ManagerBase):
@@ -47,6 +48,9 @@ class RewardManager(ManagerBase):
         self._weights_dt: tuple[tuple[float, ...], torch.Tensor] | None = None
         self._warned: set[str] = set()
         self._raise = getattr(env.cfg, "nonfinite_rewards", "count") == "raise"
+        self.host_checks: bool = torch.device(env.device).type == "cpu"
+        """Read one count back per step to skip the NaN/Inf masking when there is none (the
+        default on the CPU, where no device waits; a GPU env masks without reading back)."""
 
     @property
     def active_terms(self) -> list[str]:
@@ -74,11 +78,15 @@ class RewardManager(ManagerBase):
         if not self.terms:
             return self._reward_buf
         # All terms as one (num_envs, terms) tensor: the same arithmetic as term by term, in a
-        # few tensor operations whatever the number of terms, and no host sync.
+        # few tensor operations whatever the number of terms (and no host sync on a GPU).
         values = torch.stack(
             [term.func(self.env, **term.params) for term in self.terms.values()], dim=1
         ).to(torch.float32)
-        bad = ~torch.isfinite(values)
+        # On the CPU one read tells whether any value is NaN/Inf (no device to stall): the
+        # masking and counting below then run only in the rare step that needs them.
+        if self.host_checks and not count_nonfinite(values):
+            return self._add_terms(values, dt)
+        bad = nonfinite_mask(values)
         counted = bad if ignore is None else bad & ~ignore[:, None]
         if self._raise and bool(counted.any()):
             column = int(counted.any(dim=0).nonzero()[0])
@@ -89,10 +97,15 @@ class RewardManager(ManagerBase):
                 "(cfg.nonfinite_rewards='raise')."
             )
         self._nonfinite += counted.sum(dim=0)
-        # The arithmetic of adding the terms one by one, rounding included: each value times
-        # float32(weight * dt), added in term order in float32 (torch's sum and cumsum
-        # accumulate differently, and a training run is chaotic enough to follow the last bit).
-        weighted = values.masked_fill_(bad, 0.0).mul_(self._weights_times(dt))
+        return self._add_terms(values.masked_fill_(bad, 0.0), dt)
+
+    def _add_terms(self, values: torch.Tensor, dt: float) -> torch.Tensor:
+        """The reward of finite (num_envs, terms) `values`; updates the step and episode sums.
+
+        The arithmetic of adding the terms one by one, rounding included: each value times
+        float32(weight * dt), added in term order in float32 (torch's sum and cumsum accumulate
+        differently, and a training run is chaotic enough to follow the last bit)."""
+        weighted = values.mul_(self._weights_times(dt))
         self._step_reward = weighted / dt
         self._episode_sums += weighted
         columns = weighted.unbind(dim=1)

@@ -25,8 +25,9 @@ class TerminationManager(ManagerBase):
             )
         self.terms = self.cfg
         self._is_time_out = torch.tensor(
-            [bool(t.time_out) for t in self.terms.values()], device=env.device
+            [bool(t.time_out) for t in self.terms.values()], dtype=torch.bool, device=env.device
         )
+        self._ends_episode = ~self._is_time_out
         self._term_dones = torch.zeros(n, len(self.terms), dtype=torch.bool, device=env.device)
         """(num_envs, terms) each term's value of the last `compute`."""
         self._index = {name: i for i, name in enumerate(self.terms)}
@@ -49,7 +50,7 @@ class TerminationManager(ManagerBase):
         self._term_dones = torch.stack(
             [term.func(self.env, **term.params) for term in self.terms.values()], dim=1
         )
-        self.terminated = (self._term_dones & ~self._is_time_out).any(dim=1)
+        self.terminated = (self._term_dones & self._ends_episode).any(dim=1)
         # An episode that both ends and times out counts as ended (no bootstrap).
         self.truncated = (self._term_dones & self._is_time_out).any(dim=1) & ~self.terminated
         return self.dones

@@ -64,6 +64,8 @@ class SimData:
             if name in _MATRIX_FIELDS:
                 view = view.view(*view.shape[:2], 3, 3)
             self._cache[name] = view
+            # Kept as an instance attribute too: later reads skip this method.
+            object.__setattr__(self, name, view)
         return view
 
     def __setattr__(self, name: str, value) -> None:
