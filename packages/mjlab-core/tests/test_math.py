@@ -231,3 +231,48 @@ def test_sample_uniform_with_python_bounds_draws_what_the_plain_expression_draws
     a = m.sample_uniform(lo, hi, (1000,), "cpu", torch.Generator().manual_seed(3))
     u = torch.rand((1000,), generator=torch.Generator().manual_seed(3))
     assert torch.equal(a, lo + (hi - lo) * u)
+
+
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal values and equal signs of zero (torch.equal counts -0.0 == 0.0)."""
+    return torch.equal(a, b) and torch.equal(torch.signbit(a), torch.signbit(b))
+
+
+def test_quat_apply_inverse_rounds_exactly_like_applying_the_conjugate():
+    g = torch.Generator().manual_seed(0)
+    q = torch.nn.functional.normalize(torch.randn(4096, 4, generator=g), dim=-1)
+    v = torch.randn(4096, 3, generator=g) * 10.0
+    # Signed zeros and exact components too (a robot at its default pose: q = (1, 0, 0, 0)).
+    grid = torch.tensor([0.0, -0.0, 1.0, -1.0, 0.5])
+    qg = torch.cartesian_prod(grid, grid, grid, grid)
+    vg = torch.cartesian_prod(grid, grid, grid)
+    qg, vg = qg.repeat_interleave(len(vg), 0), vg.repeat(len(qg), 1)
+    for quat, vec in ((q, v), (qg, vg), (q[0], v)):
+        assert _same_bits(
+            m.quat_apply_inverse(quat, vec), m.quat_apply(m.quat_conjugate(quat), vec)
+        )
+    gravity = torch.tensor([0.0, 0.0, -1.0]).expand(len(q), 3)
+    assert _same_bits(m.projected_gravity(q), m.quat_apply(m.quat_conjugate(q), gravity))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64])
+def test_nonfinite_mask_and_count_agree_with_isfinite(dtype):
+    info = torch.finfo(dtype)
+    x = torch.tensor(
+        [
+            0.0,
+            -0.0,
+            1.0,
+            info.max,
+            -info.max,
+            info.tiny,
+            info.tiny / 4,
+            float("nan"),
+            float("inf"),
+            -float("inf"),
+        ],
+        dtype=dtype,
+    )
+    assert torch.equal(m.nonfinite_mask(x), ~torch.isfinite(x))
+    assert m.count_nonfinite(x).item() == 3
+    assert m.count_nonfinite(x[:7]).item() == 0

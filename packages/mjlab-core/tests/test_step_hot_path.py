@@ -242,10 +242,10 @@ def test_a_term_two_groups_share_is_computed_once_and_copied_exactly():
     shared, plain = envs
     critic = shared.observation_manager._fused["critic"]
     actor_terms = list(shared.observation_manager.group_terms["actor"])
-    assert critic.shared_names == set(actor_terms)  # the critic adds foot_contact
+    assert set(critic.shared_from) == set(actor_terms)  # the critic adds foot_contact
     assert len(critic.shared) == 1  # adjacent in both groups: one copy
     for fused in plain.observation_manager._fused.values():  # every term called
-        fused.shared, fused.shared_names, fused.shared_sources = [], set(), set()
+        fused.shared, fused.shared_from, fused.shared_sources = [], {}, set()
     shared.reset(seed=0)
     plain.reset(seed=0)
     dim = shared.action_manager.total_action_dim
@@ -271,3 +271,58 @@ def test_a_term_two_groups_share_is_computed_once_and_copied_exactly():
     assert _CALLS["base_lin_vel"] == 1
     lin_vel = shared.scene["robot"].data.root_link_lin_vel_b
     assert torch.equal(critic_obs[:, :3], lin_vel)
+
+
+def _scaled_joint_pos(env, k: float = 1.0):
+    return env.scene["cartpole"].data.joint_pos * k
+
+
+def _nan_in_env_1(env):
+    value = torch.zeros(env.num_envs, 1, device=env.device)
+    value[1] = float("nan")
+    return value
+
+
+def test_a_shared_term_follows_its_source_through_processing_nan_resets_and_param_changes():
+    cfg = cartpole_balance_env_cfg(4)
+    cfg.observations["actor"] = ObservationGroupCfg(
+        terms={
+            # The source is noised, clipped, scaled and kept with history in the actor; the
+            # critic's copy is the raw value.
+            "pos": ObservationTermCfg(
+                func=_scaled_joint_pos,
+                params={"k": 1.0},
+                noise=UniformNoiseCfg(n_min=-0.3, n_max=0.3),
+                clip=(-0.1, 0.1),
+                scale=3.0,
+                history_length=2,
+            ),
+            "bad": ObservationTermCfg(func=_nan_in_env_1),
+        },
+        enable_corruption=True,
+    )
+    cfg.observations["critic"] = ObservationGroupCfg(
+        terms={
+            "pos": ObservationTermCfg(func=_scaled_joint_pos, params={"k": 1.0}),
+            "bad": ObservationTermCfg(func=_nan_in_env_1),
+        }
+    )
+    env = ManagerBasedRlEnv(cfg)
+    manager = env.observation_manager
+    assert set(manager._fused["critic"].shared_from) == {"pos", "bad"}
+    env.reset(seed=0)
+    for step in range(4):
+        obs, *_, extras = env.step(torch.full((4, 1), 0.3))
+        joint_pos = env.scene["cartpole"].data.joint_pos
+        assert torch.equal(obs["critic"][:, :2], joint_pos), step
+        assert obs["critic"][:, 2].tolist() == [0.0] * 4
+        # The NaN is replaced once, in the actor; the critic copies the zero: counted once.
+        assert int(extras["log"]["Metrics/nonfinite_observations"]) == 1
+    obs, _ = env.reset(env_ids=torch.tensor([2]))
+    assert torch.equal(obs["critic"][:, :2], env.scene["cartpole"].data.joint_pos)
+    # A curriculum's kind of edit after the build: the critic's term is called again.
+    manager.group_terms["critic"]["pos"].params["k"] = 2.0
+    obs = env.step(torch.full((4, 1), 0.3))[0]
+    joint_pos = env.scene["cartpole"].data.joint_pos
+    assert torch.equal(obs["critic"][:, :2], joint_pos * 2.0)
+    assert not torch.equal(obs["critic"][:, :2], manager.raw_terms("actor")["pos"])

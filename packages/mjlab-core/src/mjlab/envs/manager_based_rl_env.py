@@ -251,7 +251,7 @@ class ManagerBasedRlEnv:
             self.reset_time_outs = truncated & ~diverged
             self.reset_buf = dones | diverged
         else:
-            self.reset_buf = dones.clone()
+            self.reset_buf = dones  # a new tensor from the manager
             self.reset_terminated = terminated.clone()
             self.reset_time_outs = truncated.clone()
         self.reward_buf = self.reward_manager.compute(

@@ -21,12 +21,9 @@ class EventManager(ManagerBase):
     """
 
     kind = "Event term"
-    _snapshot_exclude = ("_all_ids",)  # a constant
 
     def __init__(self, cfg: dict[str, EventTermCfg | None], env):
         super().__init__(cfg, env)
-        self._all_ids = torch.arange(env.num_envs, device=env.device)
-        """(num_envs,) every env's index: the `env_ids` of a startup or reset for all."""
         self.mode_terms: dict[str, dict[str, EventTermCfg]] = {
             "startup": {},
             "reset": {},
@@ -63,17 +60,19 @@ class EventManager(ManagerBase):
         terms = self.mode_terms[mode]
         if not terms:
             return
-        all_ids = self._all_ids
+        # A new index tensor per call (a term may edit its env_ids), made only when needed:
+        # the per-env interval timers of every step never use it.
+        all_ids = lambda: torch.arange(self.env.num_envs, device=self.env.device)  # noqa: E731
         for name, term in terms.items():
             if mode != "interval":
-                term.func(self.env, all_ids if env_ids is None else env_ids, **term.params)
+                term.func(self.env, all_ids() if env_ids is None else env_ids, **term.params)
                 continue
             left = self._steps_left[name]
             if term.is_global_time:
                 left -= 1
                 if bool((left <= 0).item()):
                     left[:] = self._sample_interval(term, 1)
-                    term.func(self.env, all_ids, **term.params)
+                    term.func(self.env, all_ids(), **term.params)
                 continue
             # An env reset in this step (episode length 0) starts counting with the next step.
             left -= self.env.episode_length_buf.clamp(max=1)  # 1, or 0 just reset

@@ -73,6 +73,8 @@ class _FusedGroup:
     others are read straight from the result.
     """
 
+    _snapshot_exclude = ("shared", "shared_from", "shared_sources")  # views and configs
+
     def __init__(self, terms: dict[str, ObservationTermCfg], dims: dict[str, int], n, device):
         self.slices: dict[str, slice] = {}
         start = 0
@@ -84,7 +86,8 @@ class _FusedGroup:
         self.views = {name: self.raw[:, sl] for name, sl in self.slices.items()}
         self.shared: list[tuple[str, torch.Tensor, torch.Tensor]] = []
         """Runs of terms an earlier group computes: (that group, view here, view there)."""
-        self.shared_names: set[str] = set()
+        self.shared_from: dict[str, ObservationTermCfg] = {}
+        """Each shared term's source term (in an earlier group), by name."""
         self.shared_sources: set[str] = set()
 
         def column(values: dict[str, float], default: float) -> torch.Tensor:
@@ -171,11 +174,14 @@ class ObservationManager(ManagerBase):
 
     In `compute`, a term that an earlier concatenated group also has (the same plain function
     with equal params, e.g. the critic's copy of an actor term) is copied from that group's
-    raw values instead of being called again, so term functions must be pure functions of the
-    env's state (as every `mdp` term is); class-based terms are always called.
+    raw values instead of being called again. Plain term functions must therefore be pure
+    functions of the env's state, as every `mdp` term is: no random draws and no writes to the
+    env (either would happen once instead of once per group). Class-based terms are always
+    called, and so is a term whose function or params changed after the env was built.
     """
 
     kind = "Observation term"
+    _snapshot_exclude = ("host_checks",)  # a setting of this process, not env state
 
     def __init__(self, cfg: dict[str, ObservationGroupCfg | None], env):
         super().__init__(cfg, env)
@@ -268,12 +274,13 @@ class ObservationManager(ManagerBase):
         if env_ids is not None:
             mask = torch.zeros(self.env.num_envs, dtype=torch.bool, device=self.env.device)
             mask[env_ids] = True
-        self._computed = set()
         out = {}
-        for g in self.group_terms:
-            out[g] = self.compute_group(g, mask)
-            self._computed.add(g)
-        self._computed = set()
+        try:
+            for g in self.group_terms:
+                out[g] = self.compute_group(g, mask)
+                self._computed.add(g)
+        finally:
+            self._computed = set()
         self._last = out
         return out
 
@@ -328,9 +335,9 @@ class ObservationManager(ManagerBase):
                 found = self._earlier_same_term(done, term, fused.slices[name])
                 if found is None:
                     continue
-                source, there = found
+                source, there, source_term = found
                 here = fused.slices[name]
-                fused.shared_names.add(name)
+                fused.shared_from[name] = source_term
                 if runs and (runs[-1][0], runs[-1][1].stop, runs[-1][2].stop) == (
                     source,
                     here.start,
@@ -349,8 +356,8 @@ class ObservationManager(ManagerBase):
 
     def _earlier_same_term(
         self, groups: list[str], term: ObservationTermCfg, width: slice
-    ) -> tuple[str, slice] | None:
-        """(group, its slice) of the first term of `groups` computing what `term` computes."""
+    ) -> tuple[str, slice, ObservationTermCfg] | None:
+        """(group, slice, term) of the first term of `groups` computing what `term` computes."""
         if not inspect.isfunction(term.func):
             return None
         for group_name in groups:
@@ -367,7 +374,7 @@ class ObservationManager(ManagerBase):
                 except (RuntimeError, TypeError, ValueError):  # e.g. tensors among the params
                     same = False
                 if same:
-                    return group_name, there
+                    return group_name, there, other
         return None
 
     def _is_image_group(self, group_name: str) -> bool:
@@ -409,13 +416,15 @@ class ObservationManager(ManagerBase):
         raw_views = self._raw[group_name]
         # Terms an earlier group computed in this `compute` are copied from it (see
         # `_link_shared_terms`); called alone, a group computes all its terms.
-        shared: set[str] | tuple[()] = ()
+        shared: dict[str, ObservationTermCfg] = {}
         if fused.shared and fused.shared_sources <= self._computed:
             for _, here, there in fused.shared:
                 here.copy_(there)
-            shared = fused.shared_names
+            shared = fused.shared_from
         for name, term in self.group_terms[group_name].items():
-            if name in shared:
+            source = shared.get(name)
+            # A term whose function or params were changed after the build is called again.
+            if source is not None and term.func is source.func and term.params == source.params:
                 raw_views[name] = fused.views[name]
                 continue
             value = term.func(self.env, **term.params)

@@ -23,7 +23,8 @@ class RewardManager(ManagerBase):
     """
 
     kind = "Reward term"
-    _snapshot_exclude = ("_weights_dt",)  # derived from the weights and dt
+    # Derived from the weights and dt; a setting of this process, not env state.
+    _snapshot_exclude = ("_weights_dt", "host_checks")
 
     def __init__(self, cfg: dict[str, RewardTermCfg | None], env):
         super().__init__(cfg, env)

@@ -22,9 +22,11 @@ import torch
 __all__ = [
     "axis_angle_from_quat",
     "combine_frame_transforms",
+    "count_nonfinite",
     "euler_xyz_from_quat",
     "heading_from_quat",
     "matrix_from_quat",
+    "nonfinite_mask",
     "normalize",
     "projected_gravity",
     "quat_apply",
@@ -74,8 +76,9 @@ def nonfinite_mask(x: torch.Tensor) -> torch.Tensor:
     """Where ``x`` is NaN or +-Inf, as ``~torch.isfinite(x)``, in two tensor operations.
 
     ``x - x`` is exactly 0 for every finite float and NaN for NaN and +-Inf (IEEE 754), so the
-    mask is ``isnan(x - x)``. On small CPU tensors this costs about a third of ``isfinite``,
-    which torch composes from four kernels.
+    mask is ``isnan(x - x)``. On small CPU tensors this costs well under half of
+    ``~torch.isfinite(x)``, which torch composes from four kernels (12 against 29 us for a
+    (64, 48) tensor on a 2-core VM).
 
     Args:
         x: (...) floating-point tensor.
@@ -185,15 +188,7 @@ def quat_apply(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     Returns:
         (..., 3) the vectors expressed in frame a.
     """
-    if q.shape[:-1] != v.shape[:-1]:  # torch.broadcast_shapes takes ~0.1 ms a call on a CPU
-        batch = torch.broadcast_shapes(q.shape[:-1], v.shape[:-1])
-        q = q.expand(*batch, 4)
-        v = v.expand(*batch, 3)
-    w = q[..., :1]
-    u = q[..., 1:]
-    # v' = v + 2 w (u x v) + 2 u x (u x v), the expanded form of q v q*.
-    t = 2.0 * torch.linalg.cross(u, v, dim=-1)
-    return v + w * t + torch.linalg.cross(u, t, dim=-1)
+    return _rotate(q, v, inverse=False)
 
 
 def quat_apply_inverse(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -206,17 +201,23 @@ def quat_apply_inverse(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     Returns:
         (..., 3) the vectors expressed in frame b.
     """
-    if q.shape[:-1] != v.shape[:-1]:
+    return _rotate(q, v, inverse=True)
+
+
+def _rotate(q: torch.Tensor, v: torch.Tensor, inverse: bool) -> torch.Tensor:
+    """``R(q) v``, or ``R(q)^T v`` with `inverse`: see `quat_apply` / `quat_apply_inverse`."""
+    if q.shape[:-1] != v.shape[:-1]:  # torch.broadcast_shapes takes ~0.1 ms a call on a CPU
         batch = torch.broadcast_shapes(q.shape[:-1], v.shape[:-1])
         q = q.expand(*batch, 4)
         v = v.expand(*batch, 3)
-    # `quat_apply` with the conjugate (w, -u) written out: v - 2 w (u x v) + 2 u x (u x v).
-    # Negation is exact in IEEE arithmetic, so this rounds exactly like
-    # `quat_apply(quat_conjugate(q), v)`, in four fewer tensor operations.
     w = q[..., :1]
-    u = q[..., 1:]
+    # The inverse rotates by the conjugate (w, -u): one negation instead of building the
+    # conjugate quaternion, and the same arithmetic as `quat_apply(quat_conjugate(q), v)`,
+    # signed zeros included.
+    u = -q[..., 1:] if inverse else q[..., 1:]
+    # v' = v + 2 w (u x v) + 2 u x (u x v), the expanded form of q v q*.
     t = 2.0 * torch.linalg.cross(u, v, dim=-1)
-    return v - w * t + torch.linalg.cross(u, t, dim=-1)
+    return v + w * t + torch.linalg.cross(u, t, dim=-1)
 
 
 # --------------------------------------------------------------------------------------------
