@@ -18,7 +18,7 @@ def linear_policy_file():
 
 @pytest.fixture(scope="session")
 def cartpole_train_run(tmp_path_factory) -> Path:
-    """The run folder of `train Mjlab-Cartpole-Balance` with the task's defaults (64 envs, 100
+    """The run folder of `train Mjlab-Cartpole-Balance` with the task's defaults (64 envs, 150
     iterations), on the CPU. One real training run for every test that needs a Cartpole policy
     trained by the `train` command (end to end: its policy.onnx; rlightning parity: its
     checkpoint against rlightning's local engine)."""
@@ -29,8 +29,6 @@ def cartpole_train_run(tmp_path_factory) -> Path:
             "-m",
             "mjlab.rl.scripts.train",
             "Mjlab-Cartpole-Balance",
-            "--agent.max-iterations",
-            "100",
         ],
         cwd=workdir,
         env=dict(os.environ, CUDA_VISIBLE_DEVICES=""),

@@ -21,7 +21,7 @@ def _term_values(env, group="actor") -> dict:
 
 @pytest.mark.slow
 def test_cartpole_trained_by_the_train_command_balances_through_mjlab_deploy(cartpole_train_run):
-    # `train Mjlab-Cartpole-Balance` with its defaults (100 iterations), run once per session.
+    # `train Mjlab-Cartpole-Balance` with its defaults (150 iterations), run once per session.
     run = cartpole_train_run
     policy = OnnxPolicy(run / "policy.onnx")
     assert policy.metadata.task_id == "Mjlab-Cartpole-Balance"

@@ -1,7 +1,7 @@
 """The README's tour, run as written (with small sizes) on a headless machine with no MUJOCO_GL.
 
 Each command of the two tour blocks is taken from README.md, `uv run X` runs this environment's
-`X`, `<run>` and `model_99.pt` become the run folder and checkpoint the previous `train` wrote,
+`X`, `<run>` and `model_<N>.pt` become the run folder and checkpoint the previous `train` wrote,
 and size options are appended (a few iterations, a few envs, a second of sim2sim). Everything
 else is the README's text: if a command there stops working, this test fails. Each `train` /
 `train-rlightning` and the commands after it that read its `<run>` form a chain, run in the
@@ -102,7 +102,7 @@ def _run_and_check(command: str, tmp_path: Path, env: dict) -> float:
             experiment = arg.split("/<run>")[0]
             run = _newest("*", tmp_path / experiment)
             arg = arg.replace(f"{experiment}/<run>", str(run))
-            if arg.endswith("model_99.pt"):
+            if re.search(r"model_\d+\.pt$", arg):
                 arg = str(_newest("model_*.pt", run))
             argv[i] = arg
     argv = [str(BIN / argv[0]), *argv[1:], *SMALL.get(kind, [])]

@@ -1,7 +1,8 @@
 """rlightning's local engine and MjlabOnPolicyRunner learn Cartpole Balance alike.
 
 The runner's side is the `train` command's run of the session (`cartpole_train_run`, also used
-by the end-to-end test): the same MjlabOnPolicyRunner, env config and 100 iterations."""
+by the end-to-end test): the same MjlabOnPolicyRunner, env config and 150 iterations (the task's
+default)."""
 
 import time
 
@@ -12,7 +13,7 @@ from mjlab.envs import ManagerBasedRlEnv
 from mjlab.rl import MjlabOnPolicyRunner, RslRlVecEnvWrapper, to_rsl_rl_train_cfg
 from mjlab.tasks import load_env_cfg, load_rl_cfg
 
-ITERATIONS = 100
+ITERATIONS = 150
 
 
 def _env():
