@@ -450,14 +450,13 @@ class EntityData:
     """
 
     # Derived values, recomputed from the restored state; the simulation's own qpos/qvel views.
-    _snapshot_exclude = ("_cache", "_state_views", "_columns")
+    _snapshot_exclude = ("_cache", "_state_views")
 
     def __init__(self, entity: Entity, model: mujoco.MjModel, env_origins: torch.Tensor):
         self._e = entity
         self._sim = entity.sim
         self._cache: dict[str, tuple[tuple, tuple[torch.Tensor, ...], int]] = {}
         self._state_views: tuple[torch.Tensor, torch.Tensor] | None = None
-        self._columns: dict[str, torch.Tensor] = {}
         dev, n = entity.device, entity.num_envs
         f32 = dict(device=dev, dtype=torch.float32)
         init = entity.cfg.init_state
@@ -539,19 +538,6 @@ class EntityData:
         self.is_position_actuated = torch.tensor(is_pos[entity.actuated_joint_ids], **f32)
         """(num_actuated,) 1 where a joint's actuator is a position servo."""
 
-    def _sim_columns(self, field: str, sel: slice | torch.Tensor) -> torch.Tensor:
-        """`sim.data.<field>[:, sel]`, this entity's columns of a simulation field. A slice's view
-        is made once and kept (the simulation's views live as long as it does); an index
-        tensor gathers a copy on each call."""
-        if not isinstance(sel, slice):
-            return getattr(self._sim.data, field)[:, sel]
-        key = f"{field}[{sel.start}:{sel.stop}:{sel.step}]"
-        view = self._columns.get(key)
-        if view is None:
-            with torch.inference_mode(False):  # a plain view, readable in and out of rollouts
-                view = self._columns[key] = getattr(self._sim.data, field)[:, sel]
-        return view
-
     def _memo(self, name: str, compute) -> tuple[torch.Tensor, ...]:
         """`compute()` (a tuple of tensors), cached for the current physics state (see the class
         docstring for what ends a cached value)."""
@@ -577,7 +563,7 @@ class EntityData:
     def joint_pos(self) -> torch.Tensor:
         """(num_envs, num_joints) joint positions, rad."""
         return self._memo(
-            "joint_pos", lambda: (_f32(self._sim_columns("qpos", self._e._qpos_sel)),)
+            "joint_pos", lambda: (_f32(self._sim.data.columns("qpos", self._e._qpos_sel)),)
         )[0]
 
     @property
@@ -585,7 +571,7 @@ class EntityData:
         """(num_envs, num_joints) joint velocities, rad/s."""
         return self._memo(
             "joint_vel",
-            lambda: (_f32(self._sim_columns("qvel", self._e._dof_sel)),),
+            lambda: (_f32(self._sim.data.columns("qvel", self._e._dof_sel)),),
         )[0]
 
     @property
@@ -593,7 +579,7 @@ class EntityData:
         """(num_envs, num_joints) joint accelerations of the last physics substep, rad/s^2."""
         return self._memo(
             "joint_acc",
-            lambda: (_f32(self._sim_columns("qacc", self._e._dof_sel)),),
+            lambda: (_f32(self._sim.data.columns("qacc", self._e._dof_sel)),),
         )[0]
 
     @property
@@ -602,7 +588,7 @@ class EntityData:
         last physics substep, N m."""
         return self._memo(
             "actuator_force",
-            lambda: (_f32(self._sim_columns("qfrc_actuator", self._e._dof_sel)),),
+            lambda: (_f32(self._sim.data.columns("qfrc_actuator", self._e._dof_sel)),),
         )[0]
 
     @property
@@ -619,7 +605,7 @@ class EntityData:
         if e.is_fixed_base:
             b = e._root_body
             return _f32(self._sim.data.xpos[:, b]), _f32(self._sim.data.xquat[:, b])
-        q = _f32(self._sim_columns("qpos", e._root_qpos))
+        q = _f32(self._sim.data.columns("qpos", e._root_qpos))
         return q[:, :3], q[:, 3:7]
 
     @property
@@ -640,7 +626,7 @@ class EntityData:
         if e.is_fixed_base:
             z = torch.zeros(e.num_envs, 3, device=e.device)
             return z, z.clone()
-        v = _f32(self._sim_columns("qvel", e._root_qvel))
+        v = _f32(self._sim.data.columns("qvel", e._root_qvel))
         # Free joint: linear velocity in world, angular velocity already in the body frame.
         return quat_apply_inverse(self.root_link_quat_w, v[:, :3]), v[:, 3:6]
 
@@ -661,7 +647,7 @@ class EntityData:
             return torch.zeros(self._e.num_envs, 3, device=self._e.device)
         return self._memo(
             "root_lin_vel_w",
-            lambda: (_f32(self._sim_columns("qvel", self._e._root_qvel)[:, :3]),),
+            lambda: (_f32(self._sim.data.columns("qvel", self._e._root_qvel)[:, :3]),),
         )[0]
 
     @property

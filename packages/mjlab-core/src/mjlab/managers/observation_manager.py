@@ -355,9 +355,10 @@ class ObservationManager(ManagerBase):
             done.append(group_name)
 
     def _earlier_same_term(
-        self, groups: list[str], term: ObservationTermCfg, width: slice
+        self, groups: list[str], term: ObservationTermCfg, here: slice
     ) -> tuple[str, slice, ObservationTermCfg] | None:
-        """(group, slice, term) of the first term of `groups` computing what `term` computes."""
+        """(group, slice, term) of the first term of `groups` computing what `term`, at slice
+        `here` of its own group, computes."""
         if not inspect.isfunction(term.func):
             return None
         for group_name in groups:
@@ -366,7 +367,7 @@ class ObservationManager(ManagerBase):
                 there = fused.slices[name]
                 if (
                     other.func is not term.func
-                    or there.stop - there.start != width.stop - width.start
+                    or there.stop - there.start != here.stop - here.start
                 ):
                     continue
                 try:

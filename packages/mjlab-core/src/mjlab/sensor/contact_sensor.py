@@ -64,7 +64,6 @@ class ContactSensor(Sensor):
     """
 
     cfg: ContactSensorCfg
-    _snapshot_exclude = ("_rows_view",)  # a view of the simulation's sensordata, not state
 
     def _names(self, match: ContactMatch, spec: mujoco.MjSpec, entities: dict) -> list[str]:
         if match.entity is None:
@@ -125,7 +124,6 @@ class ContactSensor(Sensor):
         else:
             index = np.asarray(starts, dtype=np.int64)[:, None] + np.arange(4)
             self._rows_at = torch.as_tensor(index.reshape(-1), device=self.device)
-        self._rows_view: torch.Tensor | None = None
         zeros = lambda: torch.zeros(n, b, dtype=torch.long, device=self.device)  # noqa: E731
         self._air_steps, self._contact_steps = zeros(), zeros()
         self._last_air_steps, self._last_contact_steps = zeros(), zeros()
@@ -137,17 +135,9 @@ class ContactSensor(Sensor):
         return len(self.slot_names)
 
     def _rows(self) -> torch.Tensor:
-        """(num_envs, num_slots, 4) [found, fx, fy, fz] of every slot, in sensordata's dtype.
-        The block's view is made once (the simulation's views live as long as it does); slots
-        that are not one block are gathered on each call."""
-        if self._rows_view is None:
-            if not isinstance(self._rows_at, slice):
-                return self.sim.data.sensordata[:, self._rows_at].unflatten(1, (self.num_slots, 4))
-            with torch.inference_mode(False):  # a plain view, readable in and out of rollouts
-                self._rows_view = self.sim.data.sensordata[:, self._rows_at].unflatten(
-                    1, (self.num_slots, 4)
-                )
-        return self._rows_view
+        """(num_envs, num_slots, 4) [found, fx, fy, fz] of every slot, in sensordata's dtype."""
+        rows = self.sim.data.columns("sensordata", self._rows_at)
+        return rows.unflatten(1, (self.num_slots, 4))
 
     @property
     def found(self) -> torch.Tensor:

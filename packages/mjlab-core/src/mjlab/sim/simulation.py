@@ -53,19 +53,29 @@ class SimData:
 
     def __init__(self, backend) -> None:
         object.__setattr__(self, "_backend", backend)
-        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_columns", {})
 
     def __getattr__(self, name: str) -> torch.Tensor:
+        # Called on a field's first read only: its view is then an instance attribute.
         if name.startswith("_"):
             raise AttributeError(name)
-        view = self._cache.get(name)
+        view = self._backend.field(name)
+        if name in _MATRIX_FIELDS:
+            view = view.view(*view.shape[:2], 3, 3)
+        object.__setattr__(self, name, view)
+        return view
+
+    def columns(self, name: str, sel: slice | torch.Tensor) -> torch.Tensor:
+        """`<name>[:, sel]`, some columns of a field, (num_envs, k, ...). For a slice it is a
+        view, made once and kept (like the field's own view it stays valid); an index tensor
+        gathers a copy on each call."""
+        if not isinstance(sel, slice):
+            return getattr(self, name)[:, sel]
+        key = (name, sel.start, sel.stop, sel.step)
+        view = self._columns.get(key)
         if view is None:
-            view = self._backend.field(name)
-            if name in _MATRIX_FIELDS:
-                view = view.view(*view.shape[:2], 3, 3)
-            self._cache[name] = view
-            # Kept as an instance attribute too: later reads skip this method.
-            object.__setattr__(self, name, view)
+            with torch.inference_mode(False):  # a plain view, readable in and out of rollouts
+                view = self._columns[key] = getattr(self, name)[:, sel]
         return view
 
     def __setattr__(self, name: str, value) -> None:
