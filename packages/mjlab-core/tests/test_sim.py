@@ -127,6 +127,20 @@ def test_diverged_world_is_reported_and_others_are_bit_identical(cartpole_model)
     assert not sim.diverged.any()
 
 
+def test_diverged_world_is_reported_with_autoreset_disabled(cartpole_model):
+    # MuJoCo then leaves the NaN state in place and the clock runs on: the state check sees it.
+    sim = _make(cartpole_model, mujoco=MujocoCfg(disableflags=("autoreset",)))
+    sim.step(2)
+    sim.data.qvel[4, 0] = float("nan")
+    sim.step(2)
+    assert sim.diverged.tolist() == [False, False, False, False, True, False]
+    assert not torch.isfinite(sim.data.qvel[4]).all()
+    # Each step reports its own divergence: a world failing later is added to the flags.
+    sim.data.qpos[1, 1] = float("inf")
+    sim.step(1)
+    assert sim.diverged.tolist() == [False, True, False, False, True, False]
+
+
 def test_ray_down_hits_the_floor_at_the_known_distance(cartpole_model):
     sim = _make(cartpole_model)
     pnt = torch.tensor([2.0, 0.5, 2.0], dtype=torch.float64).expand(N, 1, 3)

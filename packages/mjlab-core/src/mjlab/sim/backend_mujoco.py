@@ -40,12 +40,16 @@ class MujocoBatchBackend:
         self.num_envs = num_envs
         self.device = torch.device("cpu")
         self._time = self.batch.bind("time")
-        self._time_before = np.zeros(num_envs)
         self._dt = model.opt.timestep
-        self._nstep = 0
+        # A world's clock after a step that MuJoCo did not reset is at least this (set per step).
+        self._time_floor = np.full(num_envs, -np.inf)
         self._qpos = self.batch.bind("qpos")
         self._qvel = self.batch.bind("qvel")
         self._failed = np.zeros(num_envs, dtype=bool)
+        # With autoreset on (MuJoCo's default), a world whose qpos/qvel/qacc went NaN/Inf or
+        # beyond mjMAXVAL is reset inside the step, so the clock check sees every divergence
+        # and the state it leaves is finite; with autoreset disabled the state is checked too.
+        self._check_state = bool(model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_AUTORESET)
 
     # -- views ------------------------------------------------------------------------------
     def field(self, name: str) -> torch.Tensor:
@@ -84,8 +88,7 @@ class MujocoBatchBackend:
             self._failed[err.ids] = True
 
     def step(self, nstep: int) -> None:
-        np.copyto(self._time_before, self._time)
-        self._nstep = nstep
+        np.add(self._time, (nstep - 0.5) * self._dt, out=self._time_floor)
         self._run(self.batch.step, None, nstep=nstep, stage=_STAGE_VEL)
 
     def forward(self, env_ids: np.ndarray | None) -> None:
@@ -100,12 +103,14 @@ class MujocoBatchBackend:
     def newly_diverged(self) -> torch.Tensor:
         # MuJoCo resets a world whose qpos/qvel/qacc blew up (mj_checkPos/Vel/Acc, autoreset),
         # which rewinds its time to 0: a world whose clock advanced less than nstep * dt was reset
-        # by MuJoCo inside this step.
-        expected = self._time_before + (self._nstep - 0.5) * self._dt
-        rewound = self._time < expected
-        finite = np.isfinite(self._qpos).all(axis=1) & np.isfinite(self._qvel).all(axis=1)
-        bad = rewound | ~finite | self._failed
-        self._failed[:] = False
+        # by MuJoCo inside this step. Few numpy calls: this runs right after the physics, when
+        # each new code path is slow (the physics has evicted the caches).
+        bad = np.less(self._time, self._time_floor)
+        bad |= self._failed
+        if self._check_state:
+            bad |= ~np.isfinite(self._qpos).all(axis=1)
+            bad |= ~np.isfinite(self._qvel).all(axis=1)
+        self._failed.fill(False)
         return torch.from_numpy(bad)
 
     def ray(self, pnt, vec, geomgroup, flg_static, bodyexclude):
