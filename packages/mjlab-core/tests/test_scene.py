@@ -132,6 +132,33 @@ def test_gains_follow_joint_order_not_actuator_declaration_order():
         assert sim.data.ctrl[0, act[0]].item() == target
 
 
+
+def test_targets_reach_their_actuators_through_slices_and_index_lists():
+    # Actuators declared c, b, a: joints (c, b) map to ctrl columns (0, 1), consecutive (one
+    # copy into a kept view of ctrl); (a, c) to (2, 0), an index; env_ids take the index path.
+    xml = """
+    <mujoco><worldbody><body name="l1"><joint name="a" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
+      <body name="l2" pos="0 0 .2"><joint name="b" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
+      <body name="l3" pos="0 0 .2"><joint name="c" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
+    </body></body></body></worldbody>
+    <actuator><position joint="c" kp="30"/><position joint="b" kp="20"/><position joint="a" kp="10"/></actuator>
+    </mujoco>"""
+    scene, sim = _scene(
+        {"arm": EntityCfg(spec_fn=lambda: mujoco.MjSpec.from_string(xml))}, num_envs=3, terrain=False
+    )
+    arm = scene["arm"]
+    arm.set_joint_position_target(torch.tensor([[1.5, 2.5]] * 3), joint_ids=[2, 1])
+    assert sim.data.ctrl.tolist() == [[1.5, 2.5, 0.0]] * 3
+    arm.set_joint_position_target(torch.tensor([[7.0, 8.0]] * 3), joint_ids=np.array([0, 2]))
+    assert sim.data.ctrl.tolist() == [[8.0, 2.5, 7.0]] * 3
+    arm.set_joint_position_target(
+        torch.tensor([[-1.0, -2.0]]), joint_ids=[2, 1], env_ids=torch.tensor([1])
+    )
+    assert sim.data.ctrl.tolist() == [[8.0, 2.5, 7.0], [-1.0, -2.0, 7.0], [8.0, 2.5, 7.0]]
+    with pytest.raises(TypeError, match="not a mask"):
+        arm.set_joint_position_target(torch.zeros(3, 1), joint_ids=[True, False, False])
+
+
 def test_actuator_cfg_replaces_mjcf_actuators_with_per_joint_gains():
     cfg = GO1.entity_cfg()
     cfg.articulation = EntityArticulationInfoCfg(

@@ -27,7 +27,7 @@ class Entity:
     excluded; `joint_names` are the MJCF names without the scene prefix.
     """
 
-    _snapshot_exclude = ("_ctrl_cols_cache",)  # index lookups, not state
+    _snapshot_exclude = ("_ctrl_cols_cache", "_ctrl_sel")  # index lookups, not state
 
     def __init__(self, cfg: EntityCfg, name: str = "entity"):
         self.cfg = cfg
@@ -268,7 +268,8 @@ class Entity:
         self.actuator_names = [self.joint_names[j] for j in self.actuated_joint_ids]
         """Names of the actuated joints, in joint order (actions select actuators by these)."""
         self._ctrl_ids = torch.as_tensor(act_for_joint[self.actuated_joint_ids], device=self.device)
-        self._ctrl_cols_cache: dict[tuple[int, ...], torch.Tensor] = {}
+        self._ctrl_sel = _as_slice(act_for_joint[self.actuated_joint_ids], self._ctrl_ids)
+        self._ctrl_cols_cache: dict[tuple[int, ...], tuple[torch.Tensor, slice | torch.Tensor]] = {}
 
         self.data = EntityData(self, model, env_origins)
 
@@ -344,33 +345,44 @@ class Entity:
     def _write_ctrl(self, value: torch.Tensor, joint_ids, env_ids) -> None:
         ctrl = self.sim.data.ctrl
         if joint_ids is None:
-            cols = self._ctrl_ids
+            cols, sel = self._ctrl_ids, self._ctrl_sel
             if value.shape[-1] != len(cols):
                 raise ValueError(
                     f"Entity '{self.name}' has {len(cols)} actuated joints; got targets of "
                     f"shape {tuple(value.shape)}."
                 )
         else:
-            cols = self._ctrl_columns(joint_ids)
+            cols, sel = self._ctrl_columns(joint_ids)
         if env_ids is None:
-            ctrl[:, cols] = value.to(ctrl.dtype)
+            if isinstance(sel, slice):  # consecutive actuators: one copy into a kept view
+                self.sim.data.columns("ctrl", sel).copy_(value)
+            else:
+                ctrl[:, cols] = value.to(ctrl.dtype)
         else:
             ctrl[self._env_index(env_ids)[:, None], cols] = value.to(ctrl.dtype)
 
-    def _ctrl_columns(self, joint_ids) -> torch.Tensor:
-        """ctrl columns of `joint_ids` (checked on the host once per distinct list: an action
-        term writes the same joints every step without a device sync or a new index tensor)."""
-        ids = np.asarray(joint_ids)
-        if ids.dtype == bool:
-            raise TypeError(f"Entity '{self.name}': joint_ids must be joint indices, not a mask.")
-        key = tuple(int(j) for j in ids.reshape(-1))
+    def _ctrl_columns(self, joint_ids) -> tuple[torch.Tensor, slice | torch.Tensor]:
+        """ctrl columns of `joint_ids`: the index tensor, and the same columns as a slice when
+        the actuators are consecutive (else the index again). Checked on the host once per
+        distinct list: an action term writes the same joints every step without a device sync
+        or a new index tensor."""
+        if isinstance(joint_ids, list) and all(type(j) is int for j in joint_ids):
+            key = tuple(joint_ids)  # the common case (action terms keep a list of ints)
+        else:
+            ids = np.asarray(joint_ids)
+            if ids.dtype == bool:
+                raise TypeError(
+                    f"Entity '{self.name}': joint_ids must be joint indices, not a mask."
+                )
+            key = tuple(int(j) for j in ids.reshape(-1))
         cols = self._ctrl_cols_cache.get(key)
         if cols is None:
             acts = self.joint_actuator_ids[np.asarray(key, dtype=np.int64)]
             if (acts < 0).any():
                 missing = [self.joint_names[j] for j, a in zip(key, acts, strict=True) if a < 0]
                 raise ValueError(f"Joints {missing} of entity '{self.name}' have no actuator.")
-            cols = self._ctrl_cols_cache[key] = torch.as_tensor(acts, device=self.device)
+            index = torch.as_tensor(acts, device=self.device)
+            cols = self._ctrl_cols_cache[key] = (index, _as_slice(acts, index))
         return cols
 
     def set_joint_position_target(self, target: torch.Tensor, joint_ids=None, env_ids=None) -> None:
