@@ -19,6 +19,8 @@ the physics at N=64 on CPU in autograd's dispatch).
 
 Then a short profile of the env step at each N: milliseconds per step in the physics and in
 each manager (wall time; on CUDA each phase is synchronized, which the real step is not).
+The table's last column, steal %, is the CPU time the hypervisor gave to other guests during
+the pairs (Linux; n/a elsewhere).
 The goals (issue #15, Go1 flat on CPU): ratio >= 0.85 at N=1024 and >= 0.70 at N=64.
 
 `--json-out FILE` appends one JSON line per N (bench/gpu_check.sh collects them).
@@ -72,7 +74,8 @@ def main() -> None:
         f"inference_mode={args.inference_mode} cores={os.cpu_count()}"
     )
     print(
-        f"{'N':>6} {'env steps/s':>13} {'raw env-equiv steps/s':>22} {'ratio':>6} {'build+first step s':>19}"
+        f"{'N':>6} {'env steps/s':>13} {'raw env-equiv steps/s':>22} {'ratio':>6} "
+        f"{'build+first step s':>19} {'steal %':>8}"
     )
     profiles: dict[int, dict[str, float]] = {}
     for n in args.num_envs:
@@ -96,6 +99,7 @@ def main() -> None:
 
         # Several short env/replay pairs, each pair back to back: the median of their ratios
         # is steadier on a shared VM than one long pair.
+        ticks = _cpu_ticks()
         pairs = [
             replay_pair(env, env_step, cfg.decimation, sync, args.seconds / args.pairs)
             for _ in range(args.pairs)
@@ -103,8 +107,12 @@ def main() -> None:
         env_rate = statistics.median(p[0] for p in pairs)
         raw_rate = statistics.median(p[1] for p in pairs)
         ratio = statistics.median(p[0] / p[1] for p in pairs)
+        steal = _steal_percent(ticks, _cpu_ticks())
         profiles[n] = profile(env, env_step, sync, args.seconds)
-        print(f"{n:>6} {env_rate:>13,.0f} {raw_rate:>22,.0f} {ratio:>6.2f} {first:>19.2f}")
+        print(
+            f"{n:>6} {env_rate:>13,.0f} {raw_rate:>22,.0f} {ratio:>6.2f} {first:>19.2f} "
+            f"{'n/a' if steal is None else f'{steal:.1f}':>8}"
+        )
         if args.json_out is not None:
             row = {
                 "task": args.task,
@@ -117,6 +125,7 @@ def main() -> None:
                 "raw_steps_per_s": raw_rate,
                 "ratio": ratio,
                 "build_first_step_s": first,
+                "steal_percent": steal,
             }
             with args.json_out.open("a") as f:
                 f.write(json.dumps(row) + "\n")
@@ -126,6 +135,26 @@ def main() -> None:
     print(f"{'phase':>22} " + " ".join(f"{'N=' + str(n):>9}" for n in profiles))
     for name in names:
         print(f"{name:>22} " + " ".join(f"{p.get(name, 0.0):>9.3f}" for p in profiles.values()))
+
+
+def _cpu_ticks() -> list[int] | None:
+    """The machine's CPU time counters (`/proc/stat`, Linux), or None elsewhere."""
+    try:
+        with open("/proc/stat") as f:
+            return [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+
+
+def _steal_percent(before: list[int] | None, after: list[int] | None) -> float | None:
+    """Share of CPU time the hypervisor gave to other guests between two readings, % (the
+    8th counter of /proc/stat's cpu line). On a shared VM the rates swing with it and with
+    neighbours' memory traffic (which no counter shows): compare ratios, not rates, across runs."""
+    if before is None or after is None or len(before) < 8:
+        return None
+    delta = [b - a for a, b in zip(before, after, strict=True)]
+    total = sum(delta[:8])  # guest time is already counted in user time
+    return 100.0 * delta[7] / total if total else None
 
 
 def replay_pair(env, env_step, decimation: int, sync, seconds: float) -> tuple[float, float]:

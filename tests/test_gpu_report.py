@@ -37,6 +37,9 @@ def test_throughput_rows_and_report(tmp_path):
     data = [json.loads(line) for line in rows.read_text().splitlines()]
     assert [r["cuda_graph"] for r in data] == [True, False]
     assert all(r["env_steps_per_s"] > 0 and r["backend"] == "mujoco" for r in data)
+    # Stepped as training and play step it; the hypervisor's share of the CPU, where readable.
+    assert all(r["inference_mode"] is True for r in data)
+    assert all(r["steal_percent"] is None or 0.0 <= r["steal_percent"] <= 100.0 for r in data)
 
     md = tmp_path / "gpu_test.md"
     out = subprocess.run(
