@@ -107,16 +107,19 @@ def test_robot_views_have_documented_shapes_and_match_single_world_mjdata(robot)
     np.testing.assert_allclose(d.body_link_lin_vel_w[k, -1], vel_world[3:], atol=1e-4, rtol=1e-4)
 
 
+# Three hinge joints a, b, c whose actuators are declared in reverse order (c, b, a).
+_ARM_REVERSED_XML = """
+<mujoco><worldbody><body name="l1"><joint name="a" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
+  <body name="l2" pos="0 0 .2"><joint name="b" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
+  <body name="l3" pos="0 0 .2"><joint name="c" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
+</body></body></body></worldbody>
+<actuator><position joint="c" kp="30"/><position joint="b" kp="20"/><position joint="a" kp="10"/></actuator>
+</mujoco>"""
+
+
 def test_gains_follow_joint_order_not_actuator_declaration_order():
     # Case C02: actuators declared c, b, a with kp 30, 20, 10 on joints a, b, c.
-    xml = """
-    <mujoco><worldbody><body name="l1"><joint name="a" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
-      <body name="l2" pos="0 0 .2"><joint name="b" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
-      <body name="l3" pos="0 0 .2"><joint name="c" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
-    </body></body></body></worldbody>
-    <actuator><position joint="c" kp="30"/><position joint="b" kp="20"/><position joint="a" kp="10"/></actuator>
-    </mujoco>"""
-    cfg = EntityCfg(spec_fn=lambda: mujoco.MjSpec.from_string(xml))
+    cfg = EntityCfg(spec_fn=lambda: mujoco.MjSpec.from_string(_ARM_REVERSED_XML))
     scene, sim = _scene({"arm": cfg}, num_envs=2, terrain=False)
     arm = scene["arm"]
     assert arm.joint_names == ["a", "b", "c"]
@@ -132,19 +135,13 @@ def test_gains_follow_joint_order_not_actuator_declaration_order():
         assert sim.data.ctrl[0, act[0]].item() == target
 
 
-
 def test_targets_reach_their_actuators_through_slices_and_index_lists():
     # Actuators declared c, b, a: joints (c, b) map to ctrl columns (0, 1), consecutive (one
     # copy into a kept view of ctrl); (a, c) to (2, 0), an index; env_ids take the index path.
-    xml = """
-    <mujoco><worldbody><body name="l1"><joint name="a" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
-      <body name="l2" pos="0 0 .2"><joint name="b" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
-      <body name="l3" pos="0 0 .2"><joint name="c" axis="0 1 0"/><geom type="capsule" size=".05" fromto="0 0 0 0 0 .2"/>
-    </body></body></body></worldbody>
-    <actuator><position joint="c" kp="30"/><position joint="b" kp="20"/><position joint="a" kp="10"/></actuator>
-    </mujoco>"""
     scene, sim = _scene(
-        {"arm": EntityCfg(spec_fn=lambda: mujoco.MjSpec.from_string(xml))}, num_envs=3, terrain=False
+        {"arm": EntityCfg(spec_fn=lambda: mujoco.MjSpec.from_string(_ARM_REVERSED_XML))},
+        num_envs=3,
+        terrain=False,
     )
     arm = scene["arm"]
     arm.set_joint_position_target(torch.tensor([[1.5, 2.5]] * 3), joint_ids=[2, 1])
