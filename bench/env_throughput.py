@@ -68,7 +68,6 @@ def main() -> None:
     )
     parser.add_argument("--json-out", type=Path, default=None)
     args = parser.parse_args()
-    torch.inference_mode(args.inference_mode).__enter__()  # for the whole run
     print(
         f"task={args.task} device={args.device} cuda_graph={args.cuda_graph} "
         f"inference_mode={args.inference_mode} cores={os.cpu_count()}"
@@ -100,15 +99,18 @@ def main() -> None:
         # Several short env/replay pairs, each pair back to back: the median of their ratios
         # is steadier on a shared VM than one long pair.
         ticks = _cpu_ticks()
-        pairs = [
-            replay_pair(env, env_step, cfg.decimation, sync, args.seconds / args.pairs)
-            for _ in range(args.pairs)
-        ]
+        # Built outside inference mode, stepped inside it, as rsl_rl's runner and `play` do.
+        with torch.inference_mode(args.inference_mode):
+            pairs = [
+                replay_pair(env, env_step, cfg.decimation, sync, args.seconds / args.pairs)
+                for _ in range(args.pairs)
+            ]
         env_rate = statistics.median(p[0] for p in pairs)
         raw_rate = statistics.median(p[1] for p in pairs)
         ratio = statistics.median(p[0] / p[1] for p in pairs)
         steal = _steal_percent(ticks, _cpu_ticks())
-        profiles[n] = profile(env, env_step, sync, args.seconds)
+        with torch.inference_mode(args.inference_mode):
+            profiles[n] = profile(env, env_step, sync, args.seconds)
         print(
             f"{n:>6} {env_rate:>13,.0f} {raw_rate:>22,.0f} {ratio:>6.2f} {first:>19.2f} "
             f"{'n/a' if steal is None else f'{steal:.1f}':>8}"

@@ -141,6 +141,23 @@ def test_diverged_world_is_reported_with_autoreset_disabled(cartpole_model):
     assert sim.diverged.tolist() == [False, True, False, False, True, False]
 
 
+def test_divergence_check_follows_per_world_timesteps_and_flags(cartpole_model):
+    sim = _make(cartpole_model)
+    dt = sim.expand_model_field("opt.timestep")
+    dt[1] = dt[1] / 4  # a slower clock is not a reset
+    dt[2] = dt[2] * 2
+    sim.step(3)
+    assert not sim.diverged.any()
+    # Autoreset off in world 3 only: MuJoCo keeps its NaN state and its clock runs on.
+    flags = sim.expand_model_field("opt.disableflags")
+    flags[3] |= int(mujoco.mjtDisableBit.mjDSBL_AUTORESET)
+    sim.data.qvel[3, 1] = float("nan")
+    sim.data.qvel[4, 1] = float("nan")  # autoreset on: MuJoCo resets it, the clock rewinds
+    sim.step(2)
+    assert sim.diverged.tolist() == [False, False, False, True, True, False]
+    assert not torch.isfinite(sim.data.qvel[3]).all() and torch.isfinite(sim.data.qvel[4]).all()
+
+
 def test_ray_down_hits_the_floor_at_the_known_distance(cartpole_model):
     sim = _make(cartpole_model)
     pnt = torch.tensor([2.0, 0.5, 2.0], dtype=torch.float64).expand(N, 1, 3)

@@ -10,6 +10,7 @@ import torch
 from mujoco import batch as mjbatch
 
 from mjlab.sim.sim_cfg import SimulationCfg
+from mjlab.sim.simulation import MAXVAL
 
 _STAGE_VEL = mujoco.mjtStage.mjSTAGE_VEL.value
 _STAGE_ACC = mujoco.mjtStage.mjSTAGE_ACC.value
@@ -40,15 +41,19 @@ class MujocoBatchBackend:
         self.num_envs = num_envs
         self.device = torch.device("cpu")
         self._time = self.batch.bind("time")
-        self._dt = model.opt.timestep
+        # The timestep: one value, or each world's live value once `opt.timestep` is expanded.
+        self._dt: float | np.ndarray = model.opt.timestep
         # A world's clock after a step that MuJoCo did not reset is at least this (set per step).
         self._time_floor = np.full(num_envs, -np.inf)
         self._qpos = self.batch.bind("qpos")
         self._qvel = self.batch.bind("qvel")
         self._failed = np.zeros(num_envs, dtype=bool)
         # With autoreset on (MuJoCo's default), a world whose qpos/qvel/qacc went NaN/Inf or
-        # beyond mjMAXVAL is reset inside the step, so the clock check sees every divergence
-        # and the state it leaves is finite; with autoreset disabled the state is checked too.
+        # beyond mjMAXVAL is reset inside the step: by the checks within each substep, and for
+        # the last substep's result by mj_checkPos/Vel of the stage=VEL pass that `step` asks
+        # for (as mj_step1 runs them). The clock check then sees every divergence and the
+        # state left is finite. With autoreset disabled (in the model, or in any world once
+        # `opt.disableflags` is expanded) the state is checked too.
         self._check_state = bool(model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_AUTORESET)
 
     # -- views ------------------------------------------------------------------------------
@@ -58,7 +63,12 @@ class MujocoBatchBackend:
         return _as_tensor(self.batch.bind(name))
 
     def expand(self, name: str) -> torch.Tensor:
-        return torch.from_numpy(self.batch.expand(name))
+        array = self.batch.expand(name)
+        if name == "opt.timestep":
+            self._dt = array  # live: the clock check follows per-world timesteps
+        elif name == "opt.disableflags":
+            self._check_state = True  # any world may turn autoreset off
+        return torch.from_numpy(array)
 
     def set_const(self, env_ids: np.ndarray | None) -> None:
         self.batch.set_const(env_ids)
@@ -107,9 +117,9 @@ class MujocoBatchBackend:
         # each new code path is slow (the physics has evicted the caches).
         bad = np.less(self._time, self._time_floor)
         bad |= self._failed
-        if self._check_state:
-            bad |= ~np.isfinite(self._qpos).all(axis=1)
-            bad |= ~np.isfinite(self._qvel).all(axis=1)
+        if self._check_state:  # NaN/Inf or beyond mjMAXVAL, as mj_checkPos/Vel would reset
+            bad |= ~(np.abs(self._qpos) <= MAXVAL).all(axis=1)
+            bad |= ~(np.abs(self._qvel) <= MAXVAL).all(axis=1)
         self._failed.fill(False)
         return torch.from_numpy(bad)
 
