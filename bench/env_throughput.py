@@ -10,8 +10,8 @@ contact states and is not the same work.) Also prints the time from constructing
 first step.
 
 The env steps under `torch.inference_mode()`, as rsl_rl's runner collects rollouts and `play`
-runs the policy (`--no-inference-mode`: the plain step, which spends ~10 % more time outside
-the physics at N=64 on CPU in autograd's dispatch).
+runs the policy (`--no-inference-mode`: the plain step, which spent ~10 % more time outside
+the physics at N=64 on CPU in two alternating-block comparisons).
 
     uv run python bench/env_throughput.py                 # N = 64, 1024, 4096 on CPU
     uv run python bench/env_throughput.py --device cuda:0 # MuJoCo Warp, CUDA graphs on
