@@ -182,6 +182,45 @@ def test_upside_down_robot_terminates_without_nan():
     assert torch.isfinite(rew).all() and torch.isfinite(obs["actor"]).all()
 
 
+def test_bad_orientation_agrees_with_the_tilt_angle_and_rejects_impossible_limits():
+    # The term compares -g_z < cos(limit) instead of acos(-g_z) > limit: the same decision at
+    # every tilt, upright and upside down included.
+    cfg = load_env_cfg("Mjlab-Velocity-Flat-Unitree-Go1")
+    cfg.scene.num_envs = 64
+    env = ManagerBasedRlEnv(cfg)
+    env.reset(seed=0)
+    robot = env.scene["robot"]
+    g = torch.Generator().manual_seed(3)
+    tilt = torch.linspace(0.0, math.pi, 64)
+    axis = torch.nn.functional.normalize(
+        torch.cat([torch.randn(64, 2, generator=g), torch.zeros(64, 1)], 1), dim=1
+    )
+    quat = torch.cat([torch.cos(tilt / 2)[:, None], torch.sin(tilt / 2)[:, None] * axis], dim=1)
+    state = torch.cat([robot.data.root_link_pos_w, quat, torch.zeros(64, 6)], dim=-1)
+    robot.write_root_state_to_sim(state)
+    env.sim.forward()
+    gz = robot.data.projected_gravity_b[:, 2]
+    for degrees in (0, 10, 45, 70, 90, 135, 179, 180):
+        limit = math.radians(degrees)
+        expected = torch.acos((-gz).clamp(-1.0, 1.0)) > limit
+        assert torch.equal(mdp.bad_orientation(env, limit_angle=limit), expected), degrees
+    assert mdp.bad_orientation(env, limit_angle=math.radians(70)).sum().item() > 10
+    for limit in (-0.1, 3.2, 70.0):
+        with pytest.raises(ValueError, match=r"limit_angle must be in \[0, pi\] rad"):
+            mdp.bad_orientation(env, limit_angle=limit)
+
+
+def test_select_joints_is_the_tensor_itself_for_all_joints_and_a_selection_otherwise():
+    x = torch.arange(12.0).view(2, 6)
+    assert SceneEntityCfg("robot").select_joints(x) is x
+    some = SceneEntityCfg("robot", joint_ids=[4, 1])
+    assert some.select_joints(x).tolist() == [[4.0, 1.0], [10.0, 7.0]]
+    assert SceneEntityCfg("robot", joint_ids=slice(2, 4)).select_joints(x).tolist() == [
+        [2.0, 3.0],
+        [8.0, 9.0],
+    ]
+
+
 def test_metrics_logged_by_terms_survive_steps_with_resets():
     # Case C06: a reward term logs a metric; a termination fires in env 0 every step.
     def logging_reward(env):

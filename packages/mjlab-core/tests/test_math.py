@@ -276,3 +276,21 @@ def test_nonfinite_mask_and_count_agree_with_isfinite(dtype):
     assert torch.equal(m.nonfinite_mask(x), ~torch.isfinite(x))
     assert m.count_nonfinite(x).item() == 3
     assert m.count_nonfinite(x[:7]).item() == 0
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_maybe_nonfinite_sees_every_nan_and_inf_and_only_overflow_besides(dtype):
+    info = torch.finfo(dtype)
+    finite = torch.tensor(
+        [[0.0, -0.0, 1.0, -3.5], [info.tiny, 2.0, info.max, -info.max]], dtype=dtype
+    )
+    assert not m.maybe_nonfinite(finite)
+    assert not m.maybe_nonfinite(torch.zeros(0, 4, dtype=dtype))
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        for i in range(finite.numel()):
+            x = finite.clone().view(-1)
+            x[i] = bad
+            assert m.maybe_nonfinite(x.view(2, 4)), (bad, i)
+    # A True may be finite values whose sum overflows (documented): the exact count says so.
+    overflow = torch.full((4,), info.max, dtype=dtype)
+    assert m.maybe_nonfinite(overflow) and m.count_nonfinite(overflow).item() == 0

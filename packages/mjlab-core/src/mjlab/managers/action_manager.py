@@ -7,7 +7,7 @@ import torch
 from mjlab.managers.description import ActionTermDescription
 from mjlab.managers.manager_term_config import ActionTermCfg
 from mjlab.utils.config import copy_config
-from mjlab.utils.math import count_nonfinite, nonfinite_mask
+from mjlab.utils.math import count_nonfinite, maybe_nonfinite, nonfinite_mask
 
 
 class ActionTerm:
@@ -123,9 +123,10 @@ class ActionManager:
                 f"Actions are on {action.device}; the env runs on {self.env.device}: move them "
                 "with .to(env.device) (a copy inside step would stall the device)."
             )
-        action = action.to(torch.float32)
+        if action.dtype != torch.float32:  # a no-op `.to` still costs a tensor operation
+            action = action.to(torch.float32)
         if self.host_checks:
-            if count_nonfinite(action):  # one host read: the CPU path
+            if maybe_nonfinite(action) and count_nonfinite(action):  # the CPU path
                 bad = nonfinite_mask(action).any(dim=1).nonzero().flatten().tolist()
                 raise ValueError(
                     f"Actions contain NaN or Inf (envs {bad[:10]}); expected finite values of "
@@ -139,6 +140,9 @@ class ActionManager:
             action = action.masked_fill(bad_values, 0.0)
         self.prev_action[:] = self.action
         self.action[:] = action
+        if len(self.terms) == 1:  # the whole action: no slicing operation
+            next(iter(self.terms.values())).process_actions(action)
+            return
         start = 0
         for term in self.terms.values():
             term.process_actions(action[:, start : start + term.action_dim])

@@ -20,7 +20,7 @@ from mjlab.managers.manager_term_config import (
     ObservationTermCfg,
     UniformNoiseCfg,
 )
-from mjlab.utils.math import count_nonfinite, nonfinite_mask, rand, randn
+from mjlab.utils.math import count_nonfinite, maybe_nonfinite, nonfinite_mask, rand, randn
 
 
 class _TermBuffer:
@@ -436,11 +436,10 @@ class ObservationManager(ManagerBase):
         # No NaN/Inf ever reaches the policy or its normalizer (a diverged world, a term
         # dividing by zero): replaced by 0 and counted in `nonfinite`.
         raw = fused.raw
-        bad = count_nonfinite(raw)
-        # On the CPU one read skips the replacing in the usual step with none (no device to
-        # stall); on a GPU both run unconditionally, without a host sync.
-        if not self.host_checks or bad:
-            self.nonfinite += bad
+        # On the CPU one read skips the counting and replacing in the usual step with none (no
+        # device to stall); on a GPU both run unconditionally, without a host sync.
+        if not self.host_checks or maybe_nonfinite(raw):
+            self.nonfinite += count_nonfinite(raw)
             torch.nan_to_num_(raw, nan=0.0, posinf=0.0, neginf=0.0)
         obs = fused.process(self.cfg[group_name].enable_corruption, self.env.rng)
         if not fused.buffered:

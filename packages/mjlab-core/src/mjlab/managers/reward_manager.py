@@ -8,7 +8,7 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import RewardTermCfg
-from mjlab.utils.math import count_nonfinite, nonfinite_mask
+from mjlab.utils.math import maybe_nonfinite, nonfinite_mask
 
 
 class RewardManager(ManagerBase):
@@ -82,10 +82,12 @@ class RewardManager(ManagerBase):
         # few tensor operations whatever the number of terms (and no host sync on a GPU).
         values = torch.stack(
             [term.func(self.env, **term.params) for term in self.terms.values()], dim=1
-        ).to(torch.float32)
+        )
+        if values.dtype != torch.float32:  # a no-op `.to` still costs a tensor operation
+            values = values.to(torch.float32)
         # On the CPU one read tells whether any value is NaN/Inf (no device to stall): the
         # masking and counting below then run only in the rare step that needs them.
-        if self.host_checks and not count_nonfinite(values):
+        if self.host_checks and not maybe_nonfinite(values):
             return self._add_terms(values, dt)
         bad = nonfinite_mask(values)
         counted = bad if ignore is None else bad & ~ignore[:, None]

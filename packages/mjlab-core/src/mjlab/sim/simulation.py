@@ -172,7 +172,10 @@ class Simulation:
         self._backend.step(nstep)
         self.state_count += 1
         if self.cfg.check_divergence:
-            self.diverged |= self._backend.newly_diverged().to(self.device, non_blocking=True)
+            newly = self._backend.newly_diverged()
+            if newly.device != self.diverged.device:
+                newly = newly.to(self.diverged.device, non_blocking=True)
+            self.diverged |= newly
 
     def flag_invalid_state(self, env_ids: torch.Tensor | np.ndarray | None = None) -> None:
         """Flag in `diverged` the worlds `env_ids` (None: all) whose qpos or qvel is NaN/Inf or

@@ -26,6 +26,7 @@ __all__ = [
     "euler_xyz_from_quat",
     "heading_from_quat",
     "matrix_from_quat",
+    "maybe_nonfinite",
     "nonfinite_mask",
     "normalize",
     "projected_gravity",
@@ -87,6 +88,19 @@ def nonfinite_mask(x: torch.Tensor) -> torch.Tensor:
         (...) bool tensor.
     """
     return torch.isnan(x - x)
+
+
+def maybe_nonfinite(x: torch.Tensor) -> bool:
+    """Whether ``x`` may hold NaN or +-Inf, read back to the host (a sync on a GPU: for the
+    CPU path). True when the sum of ``x`` is not finite, which any NaN or +-Inf value makes it
+    (IEEE 754); finite values whose sum overflows give True as well, so a True is confirmed
+    with `count_nonfinite` or `nonfinite_mask`. One tensor operation, against three for
+    ``bool(count_nonfinite(x))``.
+
+    Args:
+        x: (...) floating-point tensor.
+    """
+    return not math.isfinite(x.sum())
 
 
 def count_nonfinite(x: torch.Tensor) -> torch.Tensor:
@@ -540,7 +554,8 @@ def _draw(sampler, shape, device, generator, dtype) -> torch.Tensor:
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     device = torch.device(device)
     sample_device = device if generator is None else generator.device
-    return sampler(shape, device=sample_device, generator=generator, dtype=dtype).to(device)
+    sample = sampler(shape, device=sample_device, generator=generator, dtype=dtype)
+    return sample if sample_device == device else sample.to(device)
 
 
 def rand(

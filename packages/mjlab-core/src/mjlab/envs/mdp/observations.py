@@ -36,25 +36,25 @@ def projected_gravity(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT
 def joint_pos_rel(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Joint positions minus the default pose. Returns: (num_envs, num_selected_joints) rad."""
     data = env.scene[asset_cfg.name].data
-    ids = asset_cfg.joint_ids
-    return data.joint_pos[:, ids] - data.default_joint_pos[:, ids]
+    sel = asset_cfg.select_joints
+    return sel(data.joint_pos) - sel(data.default_joint_pos)
 
 
 def joint_vel_rel(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Joint velocities minus the default velocities. Returns: (num_envs, num_selected) rad/s."""
     data = env.scene[asset_cfg.name].data
-    ids = asset_cfg.joint_ids
-    return data.joint_vel[:, ids] - data.default_joint_vel[:, ids]
+    sel = asset_cfg.select_joints
+    return sel(data.joint_vel) - sel(data.default_joint_vel)
 
 
 def joint_pos(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Absolute joint positions. Returns: (num_envs, num_selected_joints) rad."""
-    return env.scene[asset_cfg.name].data.joint_pos[:, asset_cfg.joint_ids]
+    return asset_cfg.select_joints(env.scene[asset_cfg.name].data.joint_pos)
 
 
 def joint_vel(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Joint velocities. Returns: (num_envs, num_selected_joints) rad/s."""
-    return env.scene[asset_cfg.name].data.joint_vel[:, asset_cfg.joint_ids]
+    return asset_cfg.select_joints(env.scene[asset_cfg.name].data.joint_vel)
 
 
 def last_action(env: ManagerBasedRlEnv, action_name: str | None = None) -> torch.Tensor:

@@ -65,17 +65,20 @@ def flat_orientation_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROB
 
 def joint_torques_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Sum of squared actuator torques. Returns: (num_envs,) N^2 m^2."""
-    return env.scene[asset_cfg.name].data.actuator_force[:, asset_cfg.joint_ids].square().sum(dim=1)
+    force = env.scene[asset_cfg.name].data.actuator_force
+    return asset_cfg.select_joints(force).square().sum(dim=1)
 
 
 def joint_acc_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Sum of squared joint accelerations. Returns: (num_envs,) rad^2/s^4."""
-    return env.scene[asset_cfg.name].data.joint_acc[:, asset_cfg.joint_ids].square().sum(dim=1)
+    acc = env.scene[asset_cfg.name].data.joint_acc
+    return asset_cfg.select_joints(acc).square().sum(dim=1)
 
 
 def joint_vel_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """Sum of squared joint velocities. Returns: (num_envs,) rad^2/s^2."""
-    return env.scene[asset_cfg.name].data.joint_vel[:, asset_cfg.joint_ids].square().sum(dim=1)
+    vel = env.scene[asset_cfg.name].data.joint_vel
+    return asset_cfg.select_joints(vel).square().sum(dim=1)
 
 
 def joint_deviation_l1(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
@@ -100,9 +103,8 @@ def action_l2(env: ManagerBasedRlEnv) -> torch.Tensor:
 def joint_pos_limits(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """How far joints are beyond their soft limits, summed. Returns: (num_envs,) rad."""
     data = env.scene[asset_cfg.name].data
-    ids = asset_cfg.joint_ids
-    q = data.joint_pos[:, ids]
-    lim = data.soft_joint_pos_limits[:, ids]
+    q = asset_cfg.select_joints(data.joint_pos)
+    lim = asset_cfg.select_joints(data.soft_joint_pos_limits)
     below = (lim[..., 0] - q).clamp(min=0.0)
     above = (q - lim[..., 1]).clamp(min=0.0)
     return (below + above).sum(dim=1)

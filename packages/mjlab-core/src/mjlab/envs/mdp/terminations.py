@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import torch
@@ -22,12 +23,25 @@ def time_out(env: ManagerBasedRlEnv) -> torch.Tensor:
 def bad_orientation(
     env: ManagerBasedRlEnv, limit_angle: float, asset_cfg: SceneEntityCfg = _ROBOT
 ) -> torch.Tensor:
-    """Tilt from upright above `limit_angle` rad. The tilt is acos(-g_z) with g_z clamped to
-    [-1, 1] so float rounding (|g_z| = 1.0000001) never gives NaN.
-    Returns: (num_envs,) bool."""
+    """Tilt from upright above `limit_angle` rad, in [0, pi]. The tilt is acos(-g_z), g_z the
+    z of the projected gravity; acos decreasing, the tilt exceeds the limit exactly when
+    -g_z < cos(limit_angle), which is what is compared (no acos: no NaN where rounding makes
+    |g_z| slightly above 1, and two tensor operations instead of five).
+
+    Returns: (num_envs,) bool.
+
+    Raises:
+        ValueError: `limit_angle` outside [0, pi] (a tilt is never negative nor above pi).
+    """
+    if not 0.0 <= limit_angle <= math.pi:
+        raise ValueError(
+            f"bad_orientation: limit_angle must be in [0, pi] rad, got {limit_angle} (use "
+            "math.radians for degrees)."
+        )
     gz = env.scene[asset_cfg.name].data.projected_gravity_b[:, 2]
-    tilt = torch.acos((-gz).clamp(-1.0, 1.0))
-    return tilt > limit_angle
+    if limit_angle == math.pi:  # never exceeded (g_z rounded above 1 would pass `gz > 1`)
+        return torch.zeros_like(gz, dtype=torch.bool)
+    return gz > -math.cos(limit_angle)
 
 
 def root_height_below_minimum(
