@@ -329,6 +329,9 @@ def _gantry_run(backend: str) -> torch.Tensor:
         robot.write_root_state_to_sim(state, torch.arange(N, device=pose.device))
         env.step(action.to(env.device))
         touchdowns.append(feet.first_contact.cpu().clone())
+        # A slot that found nothing reports exactly zero force (`in_contact_above` relies on it).
+        rows = feet._rows()
+        assert not rows[..., 1:][rows[..., 0] == 0].any(), f"{backend}: force without contact"
     return torch.stack(touchdowns)
 
 

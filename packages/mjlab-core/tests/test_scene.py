@@ -206,6 +206,8 @@ def test_contact_sensor_feet_on_ground_and_air_time_grows_while_lifted():
         sim.step(4)
         scene.update(dt)
         assert not feet.found[1].any()
+        # Nothing found: exactly zero force (`in_contact_above` relies on it).
+        assert (feet.force[1] == 0).all()
         torch.testing.assert_close(feet.current_air_time[1], torch.full((4,), (i + 1) * dt))
     assert feet.found[0].all() and (feet.current_contact_time[0] >= 40 * dt).all()
     # Release: touchdown sets first_contact and last_air_time is the whole flight.
