@@ -112,8 +112,8 @@ class RewardManager(ManagerBase):
         self._step_reward = weighted / dt
         self._episode_sums += weighted
         columns = weighted.unbind(dim=1)
-        reward = columns[0].clone()
-        for column in columns[1:]:
+        reward = columns[0] + columns[1] if len(columns) > 1 else columns[0].clone()
+        for column in columns[2:]:
             reward += column
         self._reward_buf = reward
         return self._reward_buf

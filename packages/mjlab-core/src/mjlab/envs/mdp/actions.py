@@ -52,10 +52,10 @@ class JointAction(ActionTerm):
 
     def process_actions(self, actions: torch.Tensor) -> None:
         self.raw_actions[:] = actions
-        processed = actions * self.scale + self.offset
+        # actions * scale + offset (then clipped), computed in place in the kept buffer.
+        processed = torch.mul(actions, self.scale, out=self.processed_actions).add_(self.offset)
         if self.cfg.clip is not None:
-            processed = processed.clamp(*self.cfg.clip)
-        self.processed_actions[:] = processed
+            processed.clamp_(*self.cfg.clip)
 
     def reset(self, env_ids: torch.Tensor) -> None:
         self.raw_actions[env_ids] = 0.0
