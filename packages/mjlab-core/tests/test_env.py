@@ -157,14 +157,19 @@ def test_observation_term_of_wrong_rank_names_the_term():
         ManagerBasedRlEnv(cfg)
 
 
+def _go1_flat(num_envs: int):
+    """A reset Go1 flat velocity env and its robot entity."""
+    cfg = load_env_cfg("Mjlab-Velocity-Flat-Unitree-Go1")
+    cfg.scene.num_envs = num_envs
+    env = ManagerBasedRlEnv(cfg)
+    env.reset(seed=0)
+    return env, env.scene["robot"]
+
+
 def test_upside_down_robot_terminates_without_nan():
     # Case C05: a flipped robot has projected gravity z ~ +1 (after float32 rounding possibly
     # 1.0000001, where an unclamped acos is NaN and the robot would never terminate).
-    cfg = load_env_cfg("Mjlab-Velocity-Flat-Unitree-Go1")
-    cfg.scene.num_envs = 2
-    env = ManagerBasedRlEnv(cfg)
-    env.reset(seed=0)
-    robot = env.scene["robot"]
+    env, robot = _go1_flat(num_envs=2)
     state = torch.cat(
         [robot.data.root_link_pos_w, robot.data.root_link_quat_w, torch.zeros(2, 6)], dim=-1
     )
@@ -185,11 +190,7 @@ def test_upside_down_robot_terminates_without_nan():
 def test_bad_orientation_agrees_with_the_tilt_angle_and_rejects_impossible_limits():
     # The term compares -g_z < cos(limit) instead of acos(-g_z) > limit: the same decision at
     # every tilt, upright and upside down included.
-    cfg = load_env_cfg("Mjlab-Velocity-Flat-Unitree-Go1")
-    cfg.scene.num_envs = 64
-    env = ManagerBasedRlEnv(cfg)
-    env.reset(seed=0)
-    robot = env.scene["robot"]
+    env, robot = _go1_flat(num_envs=64)
     g = torch.Generator().manual_seed(3)
     tilt = torch.linspace(0.0, math.pi, 64)
     axis = torch.nn.functional.normalize(
