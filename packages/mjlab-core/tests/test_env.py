@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -188,8 +189,9 @@ def test_upside_down_robot_terminates_without_nan():
 
 
 def test_bad_orientation_agrees_with_the_tilt_angle_and_rejects_impossible_limits():
-    # The term compares -g_z < cos(limit) instead of acos(-g_z) > limit: the same decision at
-    # every tilt, upright and upside down included.
+    # The term compares g_z > -cos(limit) instead of acos(-g_z) > limit: the same decision at
+    # these tilts, upright and upside down included, for limits near 0, pi/2 and pi too (the
+    # two forms may differ only within float32 rounding of the limit).
     env, robot = _go1_flat(num_envs=64)
     g = torch.Generator().manual_seed(3)
     tilt = torch.linspace(0.0, math.pi, 64)
@@ -201,7 +203,7 @@ def test_bad_orientation_agrees_with_the_tilt_angle_and_rejects_impossible_limit
     robot.write_root_state_to_sim(state)
     env.sim.forward()
     gz = robot.data.projected_gravity_b[:, 2]
-    for degrees in (0, 10, 45, 70, 90, 135, 179, 180):
+    for degrees in (0, 10, 45, 70, 90, 135, 179, 179.99, 180 - 1e-9, 180):
         limit = math.radians(degrees)
         expected = torch.acos((-gz).clamp(-1.0, 1.0)) > limit
         assert torch.equal(mdp.bad_orientation(env, limit_angle=limit), expected), degrees
@@ -211,11 +213,24 @@ def test_bad_orientation_agrees_with_the_tilt_angle_and_rejects_impossible_limit
             mdp.bad_orientation(env, limit_angle=limit)
 
 
+def test_the_tilt_threshold_is_the_largest_float32_at_or_below_the_limit():
+    from mjlab.envs.mdp.terminations import _float32_at_most
+
+    for x in (-1.0, -0.5, 0.0, -math.cos(math.radians(70)), -math.cos(math.pi / 2), 0.99999998):
+        t = _float32_at_most(x)
+        assert float(np.float32(t)) == t and t <= x
+        assert float(np.nextafter(np.float32(t), np.float32(np.inf))) > x
+
+
 def test_select_joints_is_the_tensor_itself_for_all_joints_and_a_selection_otherwise():
     x = torch.arange(12.0).view(2, 6)
     assert SceneEntityCfg("robot").select_joints(x) is x
     some = SceneEntityCfg("robot", joint_ids=[4, 1])
     assert some.select_joints(x).tolist() == [[4.0, 1.0], [10.0, 7.0]]
+    assert (
+        some.select_joints(x).tolist()
+        == SceneEntityCfg("robot", joint_ids=np.array([4, 1])).select_joints(x).tolist()
+    )
     assert SceneEntityCfg("robot", joint_ids=slice(2, 4)).select_joints(x).tolist() == [
         [2.0, 3.0],
         [8.0, 9.0],

@@ -55,4 +55,4 @@ class SceneEntityCfg:
             (num_envs, num_selected, ...) a view or `x`; read-only, as `x` is.
         """
         ids = self.joint_ids
-        return x if ids == _ALL else x[:, ids]
+        return x if isinstance(ids, slice) and ids == _ALL else x[:, ids]

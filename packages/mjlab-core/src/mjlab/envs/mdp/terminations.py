@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
@@ -25,8 +27,10 @@ def bad_orientation(
 ) -> torch.Tensor:
     """Tilt from upright above `limit_angle` rad, in [0, pi]. The tilt is acos(-g_z), g_z the
     z of the projected gravity; acos decreasing, the tilt exceeds the limit exactly when
-    -g_z < cos(limit_angle), which is what is compared (no acos: no NaN where rounding makes
-    |g_z| slightly above 1, and two tensor operations instead of five).
+    g_z > -cos(limit_angle), which is what is compared: against the largest float32 at or
+    below -cos(limit_angle) for a float32 g_z (so the scalar's rounding to the tensor's dtype
+    never moves the decision), and never true at a limit of pi. No acos: no NaN where rounding
+    makes |g_z| slightly above 1, and two tensor operations instead of five.
 
     Returns: (num_envs,) bool.
 
@@ -39,9 +43,21 @@ def bad_orientation(
             "math.radians for degrees)."
         )
     gz = env.scene[asset_cfg.name].data.projected_gravity_b[:, 2]
-    if limit_angle == math.pi:  # never exceeded (g_z rounded above 1 would pass `gz > 1`)
+    threshold = -math.cos(limit_angle)
+    if threshold >= 1.0:  # a limit of pi (to float64 rounding): no tilt exceeds it
         return torch.zeros_like(gz, dtype=torch.bool)
-    return gz > -math.cos(limit_angle)
+    if gz.dtype == torch.float32:
+        threshold = _float32_at_most(threshold)
+    return gz > threshold
+
+
+@functools.lru_cache(maxsize=64)
+def _float32_at_most(x: float) -> float:
+    """The largest float32 <= `x`: for every float32 t, `t > x` exactly when `t > result`."""
+    f = np.float32(x)
+    if float(f) > x:
+        f = np.nextafter(f, np.float32(-np.inf))
+    return float(f)
 
 
 def root_height_below_minimum(
