@@ -85,8 +85,8 @@ def joint_deviation_l1(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBO
     """Sum of |q - q_default| over the selected joints (keeps arms and waist near their pose).
     Returns: (num_envs,) rad."""
     data = env.scene[asset_cfg.name].data
-    ids = asset_cfg.joint_ids
-    return (data.joint_pos[:, ids] - data.default_joint_pos[:, ids]).abs().sum(dim=1)
+    sel = asset_cfg.select_joints
+    return (sel(data.joint_pos) - sel(data.default_joint_pos)).abs().sum(dim=1)
 
 
 def action_rate_l2(env: ManagerBasedRlEnv) -> torch.Tensor:
@@ -168,8 +168,6 @@ def stand_still(
     asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> torch.Tensor:
     """|q - q_default| summed when the command is near zero. Returns: (num_envs,) rad."""
-    data = env.scene[asset_cfg.name].data
-    ids = asset_cfg.joint_ids
-    dev = (data.joint_pos[:, ids] - data.default_joint_pos[:, ids]).abs().sum(dim=1)
+    dev = joint_deviation_l1(env, asset_cfg)
     cmd = env.command_manager.get_command(command_name)
     return dev * (torch.linalg.vector_norm(cmd[:, :2], dim=1) < command_threshold).float()

@@ -81,6 +81,5 @@ def joint_pos_out_of_limit(
 ) -> torch.Tensor:
     """Any selected joint outside its range. Returns: (num_envs,) bool."""
     data = env.scene[asset_cfg.name].data
-    ids = asset_cfg.joint_ids
-    q, lim = data.joint_pos[:, ids], data.joint_pos_limits[:, ids]
+    q, lim = asset_cfg.select_joints(data.joint_pos), asset_cfg.select_joints(data.joint_pos_limits)
     return ((q < lim[..., 0]) | (q > lim[..., 1])).any(dim=1)
