@@ -6,15 +6,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import signal
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 
 import numpy as np
 import tyro
 
+from mjlab.deploy.control import DEFERRED_SIGNALS
 from mjlab.deploy.policy import OnnxPolicy
 
 
@@ -108,6 +113,32 @@ class Run:
     moment the policy takes over (after the soft start), then holds its last frame."""
 
 
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[list[int]]:
+    """While inside, SIGINT (Ctrl-C) and SIGTERM do not raise: the first is recorded in the
+    yielded list (a loop checks it and ends, in damping, with its summary) and every later
+    one is ignored at the OS level, so the twin that `uv run` forwards cannot cut the damping
+    or the summary short. The handlers stay so until the process exits. Main thread only
+    (elsewhere it changes nothing)."""
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        received.append(signum)
+        for other in DEFERRED_SIGNALS:
+            signal.signal(other, signal.SIG_IGN)
+
+    previous = {signum: signal.signal(signum, handler) for signum in DEFERRED_SIGNALS}
+    try:
+        yield received
+    finally:
+        if not received:
+            for signum, old in previous.items():
+                signal.signal(signum, signal.SIG_DFL if old is None else old)
+
+
 def run(
     policy_path: Path,
     robot: str,
@@ -116,9 +147,11 @@ def run(
     soft_start_s: float,
     realtime: bool,
     motion: Path | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ):
     """Drive `robot` with `policy_path` through a real-time (or lockstep) `ControlLoop` until
-    `seconds` pass or the robot falls; returns (`LoopStats`, the `MujocoRobot`, the loop).
+    `seconds` pass, the robot falls or `should_stop()` is true (checked after every cycle);
+    the robot ends in damping. Returns (`LoopStats`, the `MujocoRobot`, the loop).
 
     Raises:
         ValueError: an unknown robot, or see `MujocoRobot` and `ControlLoop`.
@@ -137,8 +170,12 @@ def run(
 
     def on_cycle(loop: ControlLoop) -> bool:
         sim.after_cycle(loop)  # a motion advances with each policy cycle
-        return sim.fallen()
+        return sim.fallen() or (should_stop is not None and should_stop())
 
+    print(
+        f"deploy run: {policy_path} on {robot} for {seconds:g} s (Ctrl-C: damping, then stop)",
+        flush=True,
+    )
     stats = loop.run(seconds=seconds, on_cycle=on_cycle)
     return stats, sim, loop
 
@@ -395,25 +432,32 @@ def _dispatch(args: list[str]) -> None:
     elif isinstance(cmd, Run):
         for note in check_command(OnnxPolicy(cmd.policy), cmd.command):
             print(note)
-        stats, robot, loop = run(
-            cmd.policy,
-            cmd.robot,
-            cmd.command,
-            cmd.seconds,
-            cmd.soft_start_s,
-            cmd.realtime,
-            cmd.motion,
-        )
-        print(stats.summary())
-        fell = robot.fallen()
-        print(
-            f"robot {cmd.robot}: walked {robot.walked():.2f} m in {stats.cycles * loop.step_dt:.1f} s"
-            f"{', FELL' if fell else ''}; ended in {loop.mode}"
-        )
-        for fault in list(stats.faults)[:5]:
-            print(f"fault at cycle {fault.cycle} ({fault.kind}): {fault.message}")
-        if fell or stats.fault_counts():
-            sys.exit(1)
+        with stop_on_signals() as received:
+            stats, robot, loop = run(
+                cmd.policy,
+                cmd.robot,
+                cmd.command,
+                cmd.seconds,
+                cmd.soft_start_s,
+                cmd.realtime,
+                cmd.motion,
+                should_stop=lambda: bool(received),
+            )
+            print(stats.summary())
+            fell = robot.fallen()
+            print(
+                f"robot {cmd.robot}: walked {robot.walked():.2f} m in "
+                f"{stats.cycles * loop.step_dt:.1f} s{', FELL' if fell else ''}; ended in "
+                f"{loop.mode}"
+                + (f" (stopped by {signal.Signals(received[0]).name})" if received else "")
+            )
+            for fault in list(stats.faults)[:5]:
+                print(f"fault at cycle {fault.cycle} ({fault.kind}): {fault.message}")
+            sys.stdout.flush()
+            if received:  # the shell's convention for a command ended by a signal
+                sys.exit(128 + received[0])
+            if fell or stats.fault_counts():
+                sys.exit(1)
     elif cmd.motion is not None:
         if cmd.viewer != "none" or cmd.seconds is not None:
             raise ValueError(
