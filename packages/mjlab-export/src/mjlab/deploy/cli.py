@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
+import os
 import signal
 import sys
 import threading
@@ -27,7 +29,8 @@ def parse_command(text: str) -> tuple[float, ...]:
     """ "0.5,0,-0.2" -> (0.5, 0.0, -0.2).
 
     Raises:
-        ValueError: an empty or non-numeric component.
+        ValueError: an empty or non-numeric component ("nan" and "inf" parse; `check_command`
+            refuses them).
     """
     try:
         return tuple(float(v) for v in text.split(","))
@@ -35,6 +38,27 @@ def parse_command(text: str) -> tuple[float, ...]:
         raise ValueError(
             f"--command must be comma-separated numbers such as 0.5,0,0; got {text!r}."
         ) from err
+
+
+def check_video_path(path: Path) -> Path:
+    """`path` if an mp4 can be written there (checked before a run, which may be long).
+
+    Raises:
+        ValueError: not ending in .mp4, a folder, or in a folder that is a file or cannot be
+            written (the message names --video).
+    """
+    if path.suffix.lower() != ".mp4":
+        raise ValueError(f"--video {path}: the file must end in .mp4.")
+    if path.is_dir():
+        raise ValueError(f"--video {path} is a folder; give a file name ending in .mp4.")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent  # the folders that do not exist yet are made
+    if not folder.is_dir():
+        raise ValueError(f"--video {path}: {folder} is a file, not a folder.")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"--video {path}: no permission to write there.")
+    return path
 
 
 _CommandArg = Annotated[
@@ -355,8 +379,12 @@ def check_command(policy: OnnxPolicy, command: tuple[float, ...]) -> list[str]:
     training range (the policy never saw it).
 
     Raises:
-        ValueError: not exactly as many values as the policy's command has.
+        ValueError: a value that is not finite (nan, inf), or not exactly as many values as
+            the policy's command has.
     """
+    if not all(math.isfinite(v) for v in command):
+        shown = ",".join(str(v) for v in command)
+        raise ValueError(f"--command values must be finite numbers such as 0.5,0,0; got {shown}.")
     commands = policy.commands or []
     if not commands or (policy.metadata is not None and policy.metadata.motion is not None):
         return []  # a tracking policy's command comes from its motion file
@@ -459,6 +487,8 @@ def _dispatch(args: list[str]) -> None:
             if fell or stats.fault_counts():
                 sys.exit(1)
     elif cmd.motion is not None:
+        if cmd.video is not None:
+            check_video_path(cmd.video)
         if cmd.viewer != "none" or cmd.seconds is not None:
             raise ValueError(
                 "--motion plays the clip once, start to end: leave out --viewer and --seconds."
@@ -470,6 +500,8 @@ def _dispatch(args: list[str]) -> None:
         if not motion_report.completed:
             sys.exit(1)
     else:
+        if cmd.video is not None:
+            check_video_path(cmd.video)
         for note in check_command(OnnxPolicy(cmd.policy), cmd.command):
             print(note)
         report = sim2sim(
