@@ -132,3 +132,20 @@ def test_a_signal_ends_deploy_run_in_damping_with_its_summary(policy_path, signa
     summary = next(line for line in out.splitlines() if line.startswith("loop "))
     assert int(summary.split()[1]) > 0, "the loop ran"
     assert f"ended in damping (stopped by {signals[0]})" in out
+
+
+def test_deploy_run_of_a_file_without_speed_limits_names_the_fix(
+    tmp_path, go1_meta, make_policy, capsys
+):
+    pytest.importorskip("mujoco")
+    pytest.importorskip("mujoco_menagerie")
+    go1_meta.joint_vel_limit = []  # as files exported before speed limits were recorded
+    old = make_policy(tmp_path / "old.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
+    args = ["run", str(old), "--seconds", "0.1", "--no-realtime", "--command", "0,0,0"]
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert "has no joint_vel_limit" in err and "--joint-vel-limit" in err
+    main([*args, "--joint-vel-limit", "inf"])
+    assert "ended in damping" in capsys.readouterr().out

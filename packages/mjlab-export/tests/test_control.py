@@ -33,6 +33,7 @@ def _meta(**overrides) -> DeploymentMetadata:
         action_scale=[0.5, 0.5, 0.5],
         action_offset=DEFAULT,
         joint_pos_limits=LIMITS,
+        joint_vel_limit=[20.0, 20.0, 20.0],
         observations=[
             ObservationTermSpec(name="gravity", func="projected_gravity", dim=3),
             ObservationTermSpec(name="q", func="joint_pos_rel", dim=3, history_length=2),
@@ -258,6 +259,31 @@ def test_a_joint_above_its_speed_limit_is_a_fault(setup):
         loop.step()
     (fault,) = loop.stats.faults
     assert "speed above its limit at b" in fault.message
+
+
+def test_the_files_speed_limits_turn_the_speed_check_on(setup):
+    # The limits come from the file (20 rad/s here, 30.1/20.06 on an exported Go1).
+    def runaway(cycle, state):
+        if cycle >= 2:
+            state.joint_vel = np.array([0.0, 0.0, 1e6])
+
+    loop, faulty, _ = setup(corrupt=runaway)
+    loop.start()
+    for _ in range(8):
+        loop.step()
+    assert loop.stats.faults[0].cycle == 2 and "speed above its limit at c" in (
+        loop.stats.faults[0].message
+    )
+    assert loop.mode == "damping" and not faulty.sent[-1].kp.any()
+
+
+def test_a_file_without_speed_limits_is_refused_unless_the_safety_cfg_gives_them(setup):
+    with pytest.raises(ValueError, match=r"no joint_vel_limit.*SafetyCfg\.joint_vel_limit"):
+        setup(meta=_meta(joint_vel_limit=[]))
+    loop, _, _ = setup(
+        meta=_meta(joint_vel_limit=[]), safety=SafetyCfg(soft_start_s=0, joint_vel_limit=np.inf)
+    )
+    np.testing.assert_array_equal(loop.joint_vel_limit, np.inf)
 
 
 def test_an_out_of_range_action_never_reaches_the_robot(setup):

@@ -135,6 +135,9 @@ class Run:
     motion: Path | None = None
     """A tracking policy's motion file (.npz): the loop plays it, one frame per cycle from the
     moment the policy takes over (after the soft start), then holds its last frame."""
+    joint_vel_limit: float | None = None
+    """Speed limit of every joint, rad/s, instead of the file's (needed for a file exported
+    before speed limits were recorded; inf: no speed check)."""
 
 
 @contextlib.contextmanager
@@ -172,6 +175,7 @@ def run(
     realtime: bool,
     motion: Path | None = None,
     should_stop: Callable[[], bool] | None = None,
+    joint_vel_limit: float | None = None,
 ):
     """Drive `robot` with `policy_path` through a real-time (or lockstep) `ControlLoop` until
     `seconds` pass, the robot falls or `should_stop()` is true (checked after every cycle);
@@ -190,7 +194,14 @@ def run(
     sim = MujocoRobot(policy, motion=motion)
     if sim.motion is None:
         sim.set_command(command)
-    loop = ControlLoop(policy, sim, SafetyCfg(soft_start_s=soft_start_s), realtime=realtime)
+    if joint_vel_limit is None and not (policy.metadata and policy.metadata.joint_vel_limit):
+        raise ValueError(
+            f"{policy_path} has no joint_vel_limit (exported before speed limits were "
+            "recorded): re-export the policy, or pass --joint-vel-limit RAD_PER_S (inf: no "
+            "speed check)."
+        )
+    safety = SafetyCfg(soft_start_s=soft_start_s, joint_vel_limit=joint_vel_limit)
+    loop = ControlLoop(policy, sim, safety, realtime=realtime)
 
     def on_cycle(loop: ControlLoop) -> bool:
         sim.after_cycle(loop)  # a motion advances with each policy cycle
@@ -470,6 +481,7 @@ def _dispatch(args: list[str]) -> None:
                 cmd.realtime,
                 cmd.motion,
                 should_stop=lambda: bool(received),
+                joint_vel_limit=cmd.joint_vel_limit,
             )
             print(stats.summary())
             fell = robot.fallen()

@@ -149,8 +149,8 @@ class SafetyCfg:
     joint_pos_margin: float = 0.1
     """A measured joint further than this outside its range (`joint_pos_limits`) is a fault, rad."""
     joint_vel_limit: float | Sequence[float] | None = None
-    """Measured speeds above this are a fault, rad/s; None: the file's `joint_vel_limit` (none
-    when the file has none)."""
+    """Measured speeds above this are a fault, rad/s (math.inf: no speed check); None: the
+    file's `joint_vel_limit` (`ControlLoop` refuses a file without one)."""
     max_abs_action: float = 100.0
     """A raw policy action with a larger magnitude is a fault (a broken network or input);
     mjlab's PPO policies act within a few units."""
@@ -289,7 +289,8 @@ class ControlLoop:
 
     Raises:
         ValueError: a policy without metadata or whose actions are not joint position targets,
-            or per-joint safety values of the wrong length.
+            a file without `joint_vel_limit` when `SafetyCfg.joint_vel_limit` is None, or
+            per-joint safety values of the wrong length.
     """
 
     def __init__(
@@ -324,9 +325,14 @@ class ControlLoop:
             limits = np.tile([-np.inf, np.inf], (n, 1))
         self.joint_pos_limits = limits
         s = self.safety
-        vel = (
-            s.joint_vel_limit if s.joint_vel_limit is not None else (meta.joint_vel_limit or np.inf)
-        )
+        if s.joint_vel_limit is None and not meta.joint_vel_limit:
+            raise ValueError(
+                f"{policy.path} has no joint_vel_limit (a file exported before speed limits "
+                "were recorded, or by hand): without one a runaway joint is never a fault. "
+                "Re-export the policy, or give SafetyCfg.joint_vel_limit in rad/s "
+                "(math.inf turns the speed check off)."
+            )
+        vel = s.joint_vel_limit if s.joint_vel_limit is not None else meta.joint_vel_limit
         where = (
             "the file's joint_vel_limit"
             if s.joint_vel_limit is None
