@@ -93,7 +93,7 @@ def test_export_refuses_metadata_that_does_not_fit_the_actor(tmp_path, go1_meta)
 
 def test_export_refuses_metadata_without_joint_speed_limits(tmp_path, go1_meta):
     go1_meta.joint_vel_limit = []
-    with pytest.raises(ValueError, match="no joint_vel_limit.*math.inf states"):
+    with pytest.raises(ValueError, match=r"no joint_vel_limit.*math\.inf states"):
         export_policy(_actor(48, 12), tmp_path / "p.onnx", go1_meta)
     assert list(tmp_path.iterdir()) == []
     go1_meta.joint_vel_limit = [float("inf")] * 12  # stated: no limits
