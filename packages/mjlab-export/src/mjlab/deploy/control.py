@@ -46,7 +46,8 @@ placeholders for e.g. Unitree SDK2's low-level state/command or a ROS 2 node's t
             }
             terms = {t.name: values[t.func] for t in self.meta.observations
                      if t.func not in LOOP_TERMS}
-            return RobotState(joint_pos=q, joint_vel=qd, terms=terms, stamp=low.tick)
+            # Seconds on the robot's clock (Unitree's tick counts milliseconds).
+            return RobotState(joint_pos=q, joint_vel=qd, terms=terms, stamp=low.tick * 1e-3)
 
         def send(self, command: JointCommand) -> None:
             for k, i in enumerate(self.index):
@@ -663,7 +664,8 @@ class ControlLoop:
     ) -> LoopStats:
         """Start, run cycles at `step_dt` until `seconds` of loop time or `cycles` have passed
         (or `on_cycle` returns True), then `stop()`: the robot is always left in damping, also
-        after an exception or Ctrl-C (which is re-raised).
+        after an exception or Ctrl-C (which is re-raised once damping has been sent; further
+        SIGINT/SIGTERM during the damping send are held until it is done, see `stop`).
 
         In real time each cycle starts on its deadline (sleeping until it); a cycle that ends
         after the next deadline is an overrun, and the schedule restarts from now instead of
