@@ -386,9 +386,11 @@ class DeploymentMetadata:
     joint_pos_limits: list[list[float]] = field(default_factory=list)
     """[lower, upper] range per joint, rad (+-inf: unlimited); empty: unknown (unlimited)."""
     joint_vel_limit: list[float] = field(default_factory=list)
-    """Speed limit per joint, rad/s (inf: none); empty: unknown (none). MuJoCo models carry no
-    velocity limit, so files exported from an env leave this empty; set it when you know the
-    motors' limits (the control loop treats a faster joint as a fault)."""
+    """Speed limit per joint, rad/s (inf: none stated); empty: unknown. MuJoCo models carry no
+    speed limits: an env's file takes them from `EntityCfg.joint_vel_limit` (the motors' data
+    sheet) and `export_policy` refuses joint-position metadata without them. The control loop
+    treats a faster joint as a fault and refuses a file without them unless
+    `SafetyCfg.joint_vel_limit` is given (older files)."""
     action_type: str = "joint_position"
     """What the action drives: "joint_position" (PD targets), "joint_velocity" or "joint_effort"
     (then q_target is not meaningful and `action_offset + action_scale * action` is the
