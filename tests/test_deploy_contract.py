@@ -91,6 +91,9 @@ def _check_contract(env: ManagerBasedRlEnv, tmp_path, task: str, write_policy) -
         assert meta.damping[k] == gains["damping"][j]
         assert meta.effort_limit[k] == gains["effort_limit"][j]
         assert meta.default_joint_pos[k] == float(entity.data.default_joint_pos[0, j])
+        assert meta.joint_vel_limit[k] == gains["velocity_limit"][j]
+    if "Cartpole" not in task:  # every shipped robot carries its motors' speed limits
+        assert np.isfinite(meta.joint_vel_limit).all() and min(meta.joint_vel_limit) > 0
     assert (episodes >= 2).all(), f"every env must run through resets; episodes ended: {episodes}"
     return {"meta": meta, "worst_obs": worst_obs, "worst_act": worst_act}
 
@@ -168,3 +171,17 @@ def test_the_training_wrappers_action_clip_is_exported(tmp_path):
     policy = OnnxPolicy(tmp_path / "policy.onnx")
     assert policy.metadata.clip_actions == 0.3
     assert np.abs(policy(100.0 * np.ones(policy.obs_dim, np.float32))).max() <= 0.3
+
+
+def test_export_refuses_joints_without_a_speed_limit_unless_the_user_states_one():
+    cfg = _short_cfg("Mjlab-Cartpole-Balance")
+    cfg.scene.entities["cartpole"].joint_vel_limit = None
+    env = ManagerBasedRlEnv(cfg)
+    with pytest.raises(
+        ExportError, match=r"No speed limit for joints \['slider'\].*joint_vel_limit"
+    ):
+        metadata_from_env(env)
+    assert metadata_from_env(env, joint_vel_limit={"slider": 4.0}).joint_vel_limit == [4.0]
+    assert metadata_from_env(env, joint_vel_limit=float("inf")).joint_vel_limit == [float("inf")]
+    with pytest.raises(ExportError, match="not action joints"):
+        metadata_from_env(env, joint_vel_limit={"hinge": 4.0})

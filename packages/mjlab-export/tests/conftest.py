@@ -49,6 +49,7 @@ def go1_like_metadata(history: int = 0) -> DeploymentMetadata:
         default_joint_pos=default,
         action_scale=[0.15, 0.15, 0.225] * 4,
         action_offset=default,
+        joint_vel_limit=[30.1, 30.1, 20.06] * 4,
         observations=obs,
         step_dt=0.02,
         physics_dt=0.005,

@@ -97,3 +97,55 @@ def test_the_command_must_have_the_policys_values_and_out_of_range_ones_are_note
     assert "--command has 4 values; the policy's command 'twist' has 3 (lin_vel_x, " in err
     main(["sim2sim", str(path), "--command", "0,2,0", "--seconds", "0.1"])
     assert "note: lin_vel_y 2 is outside the trained range [-0.5, 0.5]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("signals", [["SIGINT", "SIGINT"], ["SIGTERM"]], ids=["ctrl-c", "sigterm"])
+def test_a_signal_ends_deploy_run_in_damping_with_its_summary(policy_path, signals):
+    # The real CLI in a subprocess on the simulated robot; Ctrl-C under `uv run` is two
+    # SIGINTs (the terminal's and the forwarded one).
+    pytest.importorskip("mujoco")
+    pytest.importorskip("mujoco_menagerie")
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    argv = [sys.executable, "-m", "mjlab.deploy.cli", "run", str(policy_path)]
+    argv += ["--seconds", "60", "--soft-start-s", "0.2", "--command", "0,0,0"]
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ)
+    )
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("deploy run:"), first + proc.stderr.read()
+        time.sleep(0.5)  # the loop runs
+        for name in signals:
+            proc.send_signal(getattr(signal, name))
+            time.sleep(0.002)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    code = 128 + getattr(signal, signals[0])
+    assert proc.returncode == code, (out, err)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    summary = next(line for line in out.splitlines() if line.startswith("loop "))
+    assert int(summary.split()[1]) > 0, "the loop ran"
+    assert f"ended in damping (stopped by {signals[0]})" in out
+
+
+def test_deploy_run_of_a_file_without_speed_limits_names_the_fix(
+    tmp_path, go1_meta, make_policy, capsys
+):
+    pytest.importorskip("mujoco")
+    pytest.importorskip("mujoco_menagerie")
+    go1_meta.joint_vel_limit = []  # as files exported before speed limits were recorded
+    old = make_policy(tmp_path / "old.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
+    args = ["run", str(old), "--seconds", "0.1", "--no-realtime", "--command", "0,0,0"]
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert "has no joint_vel_limit" in err and "--joint-vel-limit" in err
+    main([*args, "--joint-vel-limit", "inf"])
+    assert "ended in damping" in capsys.readouterr().out

@@ -91,6 +91,15 @@ def test_export_refuses_metadata_that_does_not_fit_the_actor(tmp_path, go1_meta)
     assert list(tmp_path.iterdir()) == []
 
 
+def test_export_refuses_metadata_without_joint_speed_limits(tmp_path, go1_meta):
+    go1_meta.joint_vel_limit = []
+    with pytest.raises(ValueError, match=r"no joint_vel_limit.*math\.inf states"):
+        export_policy(_actor(48, 12), tmp_path / "p.onnx", go1_meta)
+    assert list(tmp_path.iterdir()) == []
+    go1_meta.joint_vel_limit = [float("inf")] * 12  # stated: no limits
+    assert OnnxPolicy(export_policy(_actor(48, 12), tmp_path / "p.onnx", go1_meta)).metadata
+
+
 class _NoisyActor(torch.nn.Module):
     """Not deterministic: the parity check must catch it."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import mujoco
 import numpy as np
@@ -545,8 +545,23 @@ class EntityData:
             n, 1
         )
         """(num_envs, num_joints) joint armature, kg m^2."""
-        self.nominal_gains = {"stiffness": kp, "damping": kd, "effort_limit": effort}
-        """Per-joint gains of the compiled model (before any per-env randomization), numpy."""
+        limit = entity.cfg.joint_vel_limit
+        velocity = np.full(nj, np.nan)  # nan: unknown (the MJCF has no speed limits)
+        if limit is not None and nj:
+            velocity[:] = resolve_matching_values(
+                dict(limit) if isinstance(limit, Mapping) else limit,
+                entity.joint_names,
+                what="joint",
+                owner=f"entity '{entity.name}' joint_vel_limit",
+            )
+        self.nominal_gains = {
+            "stiffness": kp,
+            "damping": kd,
+            "effort_limit": effort,
+            "velocity_limit": velocity,
+        }
+        """Per-joint gains of the compiled model (before any per-env randomization) and the
+        configured speed limits (`EntityCfg.joint_vel_limit`, rad/s; nan: unknown), numpy."""
         self.is_position_actuated = torch.tensor(is_pos[entity.actuated_joint_ids], **f32)
         """(num_actuated,) 1 where a joint's actuator is a position servo."""
 

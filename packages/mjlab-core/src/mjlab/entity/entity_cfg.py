@@ -170,6 +170,13 @@ class EntityCfg:
     menagerie: tuple[str, str] | None = None
     """(robot, entry) in mujoco-menagerie that spec_fn loads, recorded in exported policies
     so that deploy tools can load the same model; None for other sources."""
+    joint_vel_limit: float | Mapping[str, float] | None = None
+    """Speed limit of the joints, rad/s (m/s for slide joints): one number, or {joint regex:
+    value} covering every joint (later patterns win); from the motor data sheet, since MuJoCo
+    models carry none. Not simulated: it is exported (`joint_vel_limit` of the deployment
+    metadata) so that the robot-side control loop faults on a faster joint. None: unknown, and
+    `metadata_from_env` refuses to export a policy for the entity until it is given;
+    `math.inf` states that the joints have no limit (the robot-side speed check is off)."""
 
     def __post_init__(self) -> None:
         if not callable(self.spec_fn):
@@ -179,6 +186,14 @@ class EntityCfg:
                 "EntityCfg.contact_pairs must be a tuple of ContactPairCfg; write "
                 "(ContactPairCfg(...),)."
             )
+        limits = self.joint_vel_limit
+        if limits is not None:
+            values = limits.values() if isinstance(limits, Mapping) else [limits]
+            bad = [v for v in values if isinstance(v, bool) or not float(v) > 0]
+            if bad:
+                raise ValueError(
+                    f"EntityCfg.joint_vel_limit must be > 0 rad/s (math.inf: no limit), got {bad}."
+                )
         if isinstance(self.ground_geoms, str):
             raise ValueError(
                 f"EntityCfg.ground_geoms must be a tuple of geom names, got the string "

@@ -89,6 +89,8 @@ class ActionTermDescription(TypedDict, total=False):
     """Per-joint default position of the first env, rad."""
     joint_pos_limits: list[list[float]]
     """Per-joint [lower, upper] range of the MJCF, rad (+-inf: unlimited)."""
+    joint_vel_limit: list[float | None]
+    """Per-joint speed limit of the entity's config, rad/s (inf: none stated; None: unknown)."""
 
 
 def plain_value(value: Any, scene: Any = None) -> Any:

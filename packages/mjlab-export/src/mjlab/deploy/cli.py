@@ -6,15 +6,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import math
+import os
+import signal
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 
 import numpy as np
 import tyro
 
+from mjlab.deploy.control import DEFERRED_SIGNALS
 from mjlab.deploy.policy import OnnxPolicy
 
 
@@ -22,7 +29,8 @@ def parse_command(text: str) -> tuple[float, ...]:
     """ "0.5,0,-0.2" -> (0.5, 0.0, -0.2).
 
     Raises:
-        ValueError: an empty or non-numeric component.
+        ValueError: an empty or non-numeric component ("nan" and "inf" parse; `check_command`
+            refuses them).
     """
     try:
         return tuple(float(v) for v in text.split(","))
@@ -30,6 +38,27 @@ def parse_command(text: str) -> tuple[float, ...]:
         raise ValueError(
             f"--command must be comma-separated numbers such as 0.5,0,0; got {text!r}."
         ) from err
+
+
+def check_video_path(path: Path) -> Path:
+    """`path` if an mp4 can be written there (checked before a run, which may be long).
+
+    Raises:
+        ValueError: not ending in .mp4, a folder, or in a folder that is a file or cannot be
+            written (the message names --video).
+    """
+    if path.suffix.lower() != ".mp4":
+        raise ValueError(f"--video {path}: the file must end in .mp4.")
+    if path.is_dir():
+        raise ValueError(f"--video {path} is a folder; give a file name ending in .mp4.")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent  # the folders that do not exist yet are made
+    if not folder.is_dir():
+        raise ValueError(f"--video {path}: {folder} is a file, not a folder.")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"--video {path}: no permission to write there.")
+    return path
 
 
 _CommandArg = Annotated[
@@ -106,6 +135,35 @@ class Run:
     motion: Path | None = None
     """A tracking policy's motion file (.npz): the loop plays it, one frame per cycle from the
     moment the policy takes over (after the soft start), then holds its last frame."""
+    joint_vel_limit: float | None = None
+    """Speed limit of every joint, rad/s, instead of the file's (needed for a file exported
+    before speed limits were recorded; inf: no speed check)."""
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[list[int]]:
+    """While inside, SIGINT (Ctrl-C) and SIGTERM do not raise: the first is recorded in the
+    yielded list (a loop checks it and ends, in damping, with its summary) and every later
+    one is ignored at the OS level, so the twin that `uv run` forwards cannot cut the damping
+    or the summary short. The handlers stay so until the process exits. Main thread only
+    (elsewhere it changes nothing)."""
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        received.append(signum)
+        for other in DEFERRED_SIGNALS:
+            signal.signal(other, signal.SIG_IGN)
+
+    previous = {signum: signal.signal(signum, handler) for signum in DEFERRED_SIGNALS}
+    try:
+        yield received
+    finally:
+        if not received:
+            for signum, old in previous.items():
+                signal.signal(signum, signal.SIG_DFL if old is None else old)
 
 
 def run(
@@ -116,9 +174,12 @@ def run(
     soft_start_s: float,
     realtime: bool,
     motion: Path | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    joint_vel_limit: float | None = None,
 ):
     """Drive `robot` with `policy_path` through a real-time (or lockstep) `ControlLoop` until
-    `seconds` pass or the robot falls; returns (`LoopStats`, the `MujocoRobot`, the loop).
+    `seconds` pass, the robot falls or `should_stop()` is true (checked after every cycle);
+    the robot ends in damping. Returns (`LoopStats`, the `MujocoRobot`, the loop).
 
     Raises:
         ValueError: an unknown robot, or see `MujocoRobot` and `ControlLoop`.
@@ -133,12 +194,23 @@ def run(
     sim = MujocoRobot(policy, motion=motion)
     if sim.motion is None:
         sim.set_command(command)
-    loop = ControlLoop(policy, sim, SafetyCfg(soft_start_s=soft_start_s), realtime=realtime)
+    if joint_vel_limit is None and not (policy.metadata and policy.metadata.joint_vel_limit):
+        raise ValueError(
+            f"{policy_path} has no joint_vel_limit (exported before speed limits were "
+            "recorded): re-export the policy, or pass --joint-vel-limit RAD_PER_S (inf: no "
+            "speed check)."
+        )
+    safety = SafetyCfg(soft_start_s=soft_start_s, joint_vel_limit=joint_vel_limit)
+    loop = ControlLoop(policy, sim, safety, realtime=realtime)
 
     def on_cycle(loop: ControlLoop) -> bool:
         sim.after_cycle(loop)  # a motion advances with each policy cycle
-        return sim.fallen()
+        return sim.fallen() or (should_stop is not None and should_stop())
 
+    print(
+        f"deploy run: {policy_path} on {robot} for {seconds:g} s (Ctrl-C: damping, then stop)",
+        flush=True,
+    )
     stats = loop.run(seconds=seconds, on_cycle=on_cycle)
     return stats, sim, loop
 
@@ -318,8 +390,12 @@ def check_command(policy: OnnxPolicy, command: tuple[float, ...]) -> list[str]:
     training range (the policy never saw it).
 
     Raises:
-        ValueError: not exactly as many values as the policy's command has.
+        ValueError: a value that is not finite (nan, inf), or not exactly as many values as
+            the policy's command has.
     """
+    if not all(math.isfinite(v) for v in command):
+        shown = ",".join(str(v) for v in command)
+        raise ValueError(f"--command values must be finite numbers such as 0.5,0,0; got {shown}.")
     commands = policy.commands or []
     if not commands or (policy.metadata is not None and policy.metadata.motion is not None):
         return []  # a tracking policy's command comes from its motion file
@@ -395,26 +471,36 @@ def _dispatch(args: list[str]) -> None:
     elif isinstance(cmd, Run):
         for note in check_command(OnnxPolicy(cmd.policy), cmd.command):
             print(note)
-        stats, robot, loop = run(
-            cmd.policy,
-            cmd.robot,
-            cmd.command,
-            cmd.seconds,
-            cmd.soft_start_s,
-            cmd.realtime,
-            cmd.motion,
-        )
-        print(stats.summary())
-        fell = robot.fallen()
-        print(
-            f"robot {cmd.robot}: walked {robot.walked():.2f} m in {stats.cycles * loop.step_dt:.1f} s"
-            f"{', FELL' if fell else ''}; ended in {loop.mode}"
-        )
-        for fault in list(stats.faults)[:5]:
-            print(f"fault at cycle {fault.cycle} ({fault.kind}): {fault.message}")
-        if fell or stats.fault_counts():
-            sys.exit(1)
+        with stop_on_signals() as received:
+            stats, robot, loop = run(
+                cmd.policy,
+                cmd.robot,
+                cmd.command,
+                cmd.seconds,
+                cmd.soft_start_s,
+                cmd.realtime,
+                cmd.motion,
+                should_stop=lambda: bool(received),
+                joint_vel_limit=cmd.joint_vel_limit,
+            )
+            print(stats.summary())
+            fell = robot.fallen()
+            print(
+                f"robot {cmd.robot}: walked {robot.walked():.2f} m in "
+                f"{stats.cycles * loop.step_dt:.1f} s{', FELL' if fell else ''}; ended in "
+                f"{loop.mode}"
+                + (f" (stopped by {signal.Signals(received[0]).name})" if received else "")
+            )
+            for fault in list(stats.faults)[:5]:
+                print(f"fault at cycle {fault.cycle} ({fault.kind}): {fault.message}")
+            sys.stdout.flush()
+            if received:  # the shell's convention for a command ended by a signal
+                sys.exit(128 + received[0])
+            if fell or stats.fault_counts():
+                sys.exit(1)
     elif cmd.motion is not None:
+        if cmd.video is not None:
+            check_video_path(cmd.video)
         if cmd.viewer != "none" or cmd.seconds is not None:
             raise ValueError(
                 "--motion plays the clip once, start to end: leave out --viewer and --seconds."
@@ -426,6 +512,8 @@ def _dispatch(args: list[str]) -> None:
         if not motion_report.completed:
             sys.exit(1)
     else:
+        if cmd.video is not None:
+            check_video_path(cmd.video)
         for note in check_command(OnnxPolicy(cmd.policy), cmd.command):
             print(note)
         report = sim2sim(

@@ -8,7 +8,8 @@ gains per joint). `ControlLoop` runs the policy against it at the file's `step_d
     and always at `stop()`)
 
 Every cycle is checked: a state with NaN/Inf, a joint outside its range or above its speed
-limit, a stale state (its stamp stopped advancing), an observation the policy refuses, NaN or
+limit, a stamp that does not advance with the loop's clock (repeated, backwards, jumping ahead or
+falling behind: see `SafetyCfg.stamp_tolerance_s`), an observation the policy refuses, NaN or
 out-of-range actions, or inference slower than allowed is a fault. On a fault the loop holds
 the last safe command for up to `SafetyCfg.max_fault_cycles` faulty cycles in a row; the next one
 switches to damping (kp = 0), which stays until `start()`. Targets are kept inside the joint range and inside the torque
@@ -45,7 +46,8 @@ placeholders for e.g. Unitree SDK2's low-level state/command or a ROS 2 node's t
             }
             terms = {t.name: values[t.func] for t in self.meta.observations
                      if t.func not in LOOP_TERMS}
-            return RobotState(joint_pos=q, joint_vel=qd, terms=terms, stamp=low.tick)
+            # Seconds on the robot's clock (Unitree's tick counts milliseconds).
+            return RobotState(joint_pos=q, joint_vel=qd, terms=terms, stamp=low.tick * 1e-3)
 
         def send(self, command: JointCommand) -> None:
             for k, i in enumerate(self.index):
@@ -58,10 +60,13 @@ placeholders for e.g. Unitree SDK2's low-level state/command or a ROS 2 node's t
 
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
+import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -91,8 +96,10 @@ class RobotState:
     """Raw observation terms by the file's term names (every term whose func is not in
     `LOOP_TERMS`), in the units of training, commands included."""
     stamp: float
-    """Measurement time or sequence number; it must change with every new measurement (the
-    loop's watchdog flags a state whose stamp has not changed for `state_timeout_s`)."""
+    """Measurement time on the robot's own monotonic clock, s (convert a tick counter, e.g.
+    Unitree's `tick` in ms, to seconds). Each read must carry a newer measurement: the stamp
+    must increase by about the loop time since the previous read (see
+    `SafetyCfg.stamp_tolerance_s`); a repeated, backwards or jumping stamp is a fault."""
 
 
 @dataclass
@@ -132,13 +139,19 @@ class SafetyCfg:
     """Faulty cycles in a row during which the last safe command is held; the next faulty
     cycle in a row switches to damping for good."""
     state_timeout_s: float | None = None
-    """A state whose stamp has not changed for this long is stale (a fault), s; None: 3 control
-    periods."""
+    """A state whose stamp falls this far behind the loop's clock is stale (a fault), s: between
+    two reads the stamp must advance by at least the loop time elapsed minus this; None: 3
+    control periods. (A stamp that does not advance at all is stale at once.)"""
+    stamp_tolerance_s: float | None = None
+    """Between two reads the stamp may advance by at most the loop time elapsed plus this, s;
+    more is a jump (a clock glitch, a reset robot, a stamp in the wrong unit) and a fault.
+    None: one control period, the most a state sampled at or above the control rate can
+    gain on the loop's clock between two reads."""
     joint_pos_margin: float = 0.1
     """A measured joint further than this outside its range (`joint_pos_limits`) is a fault, rad."""
     joint_vel_limit: float | Sequence[float] | None = None
-    """Measured speeds above this are a fault, rad/s; None: the file's `joint_vel_limit` (none
-    when the file has none)."""
+    """Measured speeds above this are a fault, rad/s (math.inf: no speed check); None: the
+    file's `joint_vel_limit` (`ControlLoop` refuses a file without one)."""
     max_abs_action: float = 100.0
     """A raw policy action with a larger magnitude is a fault (a broken network or input);
     mjlab's PPO policies act within a few units."""
@@ -165,7 +178,7 @@ class SafetyCfg:
             raise ValueError(
                 f"SafetyCfg.max_fault_cycles must be >= 0, got {self.max_fault_cycles}."
             )
-        for name in ("state_timeout_s", "max_inference_s"):
+        for name in ("state_timeout_s", "stamp_tolerance_s", "max_inference_s"):
             value = getattr(self, name)
             if value is not None and not value > 0:
                 raise ValueError(f"SafetyCfg.{name} must be > 0 s or None, got {value}.")
@@ -184,8 +197,10 @@ class Fault:
     cycle: int
     """Cycle index (0 = the first cycle after `start()`)."""
     kind: str
-    """"state" (read failed, NaN, a missing term, limit breach), "stale", "observation" (the
-    policy refused the observation), "action" (NaN or out of range) or "inference" (too slow)."""
+    """"state" (read failed, NaN, a missing term, limit breach), "stale" (the stamp repeated or
+    fell behind the loop's clock), "stamp" (the stamp went backwards or jumped ahead),
+    "observation" (the policy refused the observation), "action" (NaN or out of range) or
+    "inference" (too slow)."""
     message: str
     """What was wrong, with the joint or term named."""
 
@@ -275,7 +290,8 @@ class ControlLoop:
 
     Raises:
         ValueError: a policy without metadata or whose actions are not joint position targets,
-            or per-joint safety values of the wrong length.
+            a file without `joint_vel_limit` when `SafetyCfg.joint_vel_limit` is None, or
+            per-joint safety values of the wrong length.
     """
 
     def __init__(
@@ -310,9 +326,14 @@ class ControlLoop:
             limits = np.tile([-np.inf, np.inf], (n, 1))
         self.joint_pos_limits = limits
         s = self.safety
-        vel = (
-            s.joint_vel_limit if s.joint_vel_limit is not None else (meta.joint_vel_limit or np.inf)
-        )
+        if s.joint_vel_limit is None and not meta.joint_vel_limit:
+            raise ValueError(
+                f"{policy.path} has no joint_vel_limit (a file exported before speed limits "
+                "were recorded, or by hand): without one a runaway joint is never a fault. "
+                "Re-export the policy, or give SafetyCfg.joint_vel_limit in rad/s "
+                "(math.inf turns the speed check off)."
+            )
+        vel = s.joint_vel_limit if s.joint_vel_limit is not None else meta.joint_vel_limit
         where = (
             "the file's joint_vel_limit"
             if s.joint_vel_limit is None
@@ -325,6 +346,9 @@ class ControlLoop:
             "the file's damping" if s.damping_kd is None else "SafetyCfg.damping_kd",
         )
         self.state_timeout_s = 3 * self.step_dt if s.state_timeout_s is None else s.state_timeout_s
+        self.stamp_tolerance_s = (
+            self.step_dt if s.stamp_tolerance_s is None else s.stamp_tolerance_s
+        )
         self.max_inference_s = (
             0.5 * self.step_dt if s.max_inference_s is None else s.max_inference_s
         )
@@ -384,12 +408,19 @@ class ControlLoop:
 
     def stop(self) -> None:
         """End in damping: send the damping command (kp 0, `damping_kd`) at the last measured
-        pose, whatever state the loop is in. Safe to call more than once."""
-        self.mode = "damping"
-        self.stopped = True
-        state = self.last_state
-        q = state.joint_pos if state is not None and np.isfinite(state.joint_pos).all() else None
-        self.robot.send(self._damping(q))
+        pose, whatever state the loop is in. Safe to call more than once.
+
+        The send cannot be interrupted: SIGINT and SIGTERM that arrive meanwhile are held
+        (`deferred_signals`) and delivered once the damping command has been sent, so a second
+        Ctrl-C (`uv run` forwards the terminal's, so one key press is two signals) cannot leave
+        the robot on the policy's gains."""
+        with deferred_signals():
+            self.mode = "damping"
+            self.stopped = True
+            state = self.last_state
+            finite = state is not None and np.isfinite(state.joint_pos).all()
+            q = state.joint_pos if state is not None and finite else None
+            self.robot.send(self._damping(q))
 
     # -- one cycle ---------------------------------------------------------------------------------
     def step(self) -> JointCommand:
@@ -484,15 +515,9 @@ class ControlLoop:
                     "state",
                     f"observation term '{name}' has shape {shape}, expected ({dim},)",
                 )
-        if state.stamp != self._stamp:
-            self._stamp, self._fresh_at = state.stamp, now
-        elif now - self._fresh_at > self.state_timeout_s + 1e-9:  # float sums of step_dt
-            return Fault(
-                cycle,
-                "stale",
-                f"state stamp {state.stamp} unchanged for {now - self._fresh_at:.3f} s "
-                f"(> {self.state_timeout_s:.3f} s)",
-            )
+        fault = self._check_stamp(float(stamp), now)
+        if fault is not None:
+            return fault
         names = self.meta.joint_names
         bad = ~(np.isfinite(q) & np.isfinite(qd))
         if bad.any():
@@ -510,6 +535,47 @@ class ControlLoop:
         fast = np.abs(qd) > self.joint_vel_limit
         if fast.any():
             return Fault(cycle, "state", f"joint speed above its limit at {_named(names, fast)}")
+        return None
+
+    def _check_stamp(self, stamp: float, now: float) -> Fault | None:
+        """The stamp against the previous accepted one and the loop time between the reads:
+        it must advance by the loop time elapsed, within -state_timeout_s and
+        +stamp_tolerance_s. A stamp that went backwards or jumped is not accepted (the robot's
+        clock is not trusted again until it is back in line with the last good one)."""
+        cycle = self.stats.cycles
+        if self._stamp is None:  # the first read after start()/restart()
+            self._stamp, self._fresh_at = stamp, now
+            return None
+        advance, elapsed = stamp - self._stamp, now - self._fresh_at
+        slack = 1e-9  # float sums of step_dt on both clocks
+        if advance == 0:
+            return Fault(
+                cycle,
+                "stale",
+                f"state stamp {stamp} repeated ({elapsed:.3f} s since it was new): the robot "
+                "sent no new measurement",
+            )
+        if advance < 0:
+            return Fault(
+                cycle, "stamp", f"state stamp went backwards from {self._stamp} to {stamp}"
+            )
+        if advance > elapsed + self.stamp_tolerance_s + slack:
+            return Fault(
+                cycle,
+                "stamp",
+                f"state stamp jumped ahead by {advance:.6g} s in {elapsed:.3f} s of loop time "
+                f"(tolerance {self.stamp_tolerance_s:.3f} s)",
+            )
+        if advance < elapsed - self.state_timeout_s - slack:
+            # Newer, only late: the next stamp is measured from this one (one fault per lag).
+            self._stamp, self._fresh_at = stamp, now
+            return Fault(
+                cycle,
+                "stale",
+                f"state stamp advanced {advance:.6g} s in {elapsed:.3f} s of loop time: more "
+                f"than {self.state_timeout_s:.3f} s behind",
+            )
+        self._stamp, self._fresh_at = stamp, now
         return None
 
     def _soft_start_command(self, state: RobotState) -> JointCommand:
@@ -598,7 +664,8 @@ class ControlLoop:
     ) -> LoopStats:
         """Start, run cycles at `step_dt` until `seconds` of loop time or `cycles` have passed
         (or `on_cycle` returns True), then `stop()`: the robot is always left in damping, also
-        after an exception or Ctrl-C (which is re-raised).
+        after an exception or Ctrl-C (which is re-raised once damping has been sent; further
+        SIGINT/SIGTERM during the damping send are held until it is done, see `stop`).
 
         In real time each cycle starts on its deadline (sleeping until it); a cycle that ends
         after the next deadline is an overrun, and the schedule restarts from now instead of
@@ -648,6 +715,42 @@ class ControlLoop:
         finally:
             self.stop()
         return self.stats
+
+
+DEFERRED_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name)
+)
+"""Signals `deferred_signals` holds: Ctrl-C and a polite kill."""
+
+
+@contextlib.contextmanager
+def deferred_signals() -> Iterator[list[int]]:
+    """Hold `DEFERRED_SIGNALS` while inside; on leaving, restore their handlers and deliver
+    each signal that arrived (once, in the order received), e.g. a SIGINT then raises
+    KeyboardInterrupt after the block instead of inside it. Yields the list of the signals held.
+
+    Python runs signal handlers in the main thread only: elsewhere nothing can interrupt the
+    block with a signal, and this changes nothing.
+    """
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def hold(signum: int, frame: object) -> None:
+        received.append(signum)
+
+    previous = {}
+    try:
+        for signum in DEFERRED_SIGNALS:
+            previous[signum] = signal.signal(signum, hold)
+        yield received
+    finally:
+        for signum, handler in previous.items():
+            # None: a handler installed outside Python; the default is the closest.
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        for signum in dict.fromkeys(received):
+            signal.raise_signal(signum)
 
 
 def _per_joint(

@@ -47,6 +47,25 @@ PER_JOINT_FIELDS = (
     "action_offset",
 )
 """Fields of `DeploymentMetadata` holding one value per joint, in `joint_names` order."""
+MIN_SATURATION_ERROR = 1e-3
+"""Plausibility rule for gains: a joint's effort limit must not be reached below this position
+error by its stiffness (rad) or below this speed by its damping (rad/s): kp <= effort / 1e-3
+and kd <= effort / 1e-3. A PD law that saturates the motor within a milliradian is a
+bang-bang controller, which no mjlab task trains; it is how a unit or exponent slip (N m/deg,
+1e12) shows."""
+MAX_NATURAL_FREQ = 2 * math.pi * 500.0
+"""Plausibility rule for gains, rad/s: a joint with armature I > 0 must have a closed-loop
+natural frequency sqrt(kp / I) below 500 Hz (motor drivers close the PD loop at 1-40 kHz; half
+a kilohertz is beyond any joint's bandwidth, and I is a lower bound of the joint's inertia, so
+this is generous), and a damping rate kd / I below 2 * 10 * this (damping ratio 10)."""
+MAX_GRAVITY = 100.0
+"""Plausibility rule: |mujoco_options.gravity| <= this, m/s^2 (about 10 g)."""
+MAX_PHYSICS_DT = 0.1
+"""Plausibility rule: physics_dt (MuJoCo's timestep) <= this, s (MuJoCo's default is 0.002;
+no contact or PD law is stable beyond a tenth of a second)."""
+MAX_FRICTION = 10.0
+"""Plausibility rule: every geom friction coefficient (sliding, torsional, rolling) is in
+[0, this] (real contacts have sliding friction below ~2; 10 catches a decimal slip)."""
 ACTION_TYPES = ("joint_position", "joint_velocity", "joint_effort")
 """Values of `DeploymentMetadata.action_type`."""
 MUJOCO_OPTION_NAMES: dict[str, tuple[str, ...]] = {
@@ -367,9 +386,11 @@ class DeploymentMetadata:
     joint_pos_limits: list[list[float]] = field(default_factory=list)
     """[lower, upper] range per joint, rad (+-inf: unlimited); empty: unknown (unlimited)."""
     joint_vel_limit: list[float] = field(default_factory=list)
-    """Speed limit per joint, rad/s (inf: none); empty: unknown (none). MuJoCo models carry no
-    velocity limit, so files exported from an env leave this empty; set it when you know the
-    motors' limits (the control loop treats a faster joint as a fault)."""
+    """Speed limit per joint, rad/s (inf: none stated); empty: unknown. MuJoCo models carry no
+    speed limits: an env's file takes them from `EntityCfg.joint_vel_limit` (the motors' data
+    sheet) and `export_policy` refuses joint-position metadata without them. The control loop
+    treats a faster joint as a fault and refuses a file without them unless
+    `SafetyCfg.joint_vel_limit` is given (older files)."""
     action_type: str = "joint_position"
     """What the action drives: "joint_position" (PD targets), "joint_velocity" or "joint_effort"
     (then q_target is not meaningful and `action_offset + action_scale * action` is the
@@ -542,6 +563,7 @@ class DeploymentMetadata:
             raise ValueError(
                 f"Deployment metadata field 'joint_pos_limits' has lower > upper for joints {bad}."
             )
+        self._validate_plausible_joints()
         if self.joint_vel_limit and len(self.joint_vel_limit) != n:
             raise ValueError(
                 f"Deployment metadata field 'joint_vel_limit' has {len(self.joint_vel_limit)} "
@@ -602,8 +624,81 @@ class DeploymentMetadata:
                 f"Deployment metadata: step_dt ({self.step_dt} s) must equal physics_dt * "
                 f"decimation ({self.physics_dt} * {self.decimation})."
             )
+        if self.physics_dt > MAX_PHYSICS_DT:
+            raise ValueError(
+                f"Deployment metadata: physics_dt {self.physics_dt} s is not a plausible MuJoCo "
+                f"timestep (at most {MAX_PHYSICS_DT} s); give seconds, e.g. 0.005."
+            )
         self._validate_mujoco_options()
+        self._validate_geom_params()
         return self
+
+    def _validate_plausible_joints(self) -> None:
+        """The physical rules of `MIN_SATURATION_ERROR` and `MAX_NATURAL_FREQ`, and the
+        default pose inside the joint range; the message names the joint and the field."""
+        for i, name in enumerate(self.joint_names):
+            kp, kd = self.stiffness[i], self.damping[i]
+            effort, armature = self.effort_limit[i], self.armature[i]
+            where = f"Deployment metadata: joint '{name}'"
+            for field_name, gain, unit in (("stiffness", kp, "rad"), ("damping", kd, "rad/s")):
+                if math.isfinite(effort) and gain * MIN_SATURATION_ERROR > effort:
+                    raise ValueError(
+                        f"{where}: {field_name} {gain:g} reaches the effort limit {effort:g} N m "
+                        f"within {effort / gain:.3g} {unit} (less than {MIN_SATURATION_ERROR} "
+                        f"{unit}): not a plausible gain; check its unit (per rad, not per "
+                        "degree) and exponent."
+                    )
+            if armature > 0 and (
+                kp > armature * MAX_NATURAL_FREQ**2 or kd > armature * 20 * MAX_NATURAL_FREQ
+            ):
+                raise ValueError(
+                    f"{where}: stiffness {kp:g} / damping {kd:g} on armature {armature:g} kg m^2 "
+                    f"give a natural frequency of {math.sqrt(kp / armature) / (2 * math.pi):.3g} "
+                    f"Hz and a damping rate of {kd / armature:.3g} 1/s (at most 500 Hz and "
+                    f"{20 * MAX_NATURAL_FREQ:.3g} 1/s): not plausible gains for the joint."
+                )
+            if self.joint_pos_limits:
+                lo, hi = self.joint_pos_limits[i]
+                q = self.default_joint_pos[i]
+                slack = 1e-6 * max(1.0, abs(q))  # float32 round trips of a pose on the limit
+                if not lo - slack <= q <= hi + slack:
+                    raise ValueError(
+                        f"{where}: default_joint_pos {q:g} is outside its range "
+                        f"joint_pos_limits [{lo:g}, {hi:g}]."
+                    )
+
+    def _validate_geom_params(self) -> None:
+        """Contact parameters of `robot.geom_params` finite and physical (friction in
+        [0, MAX_FRICTION], margin and gap >= 0, solimp's dmin/dmax in [0, 1])."""
+        params = self.robot.geom_params
+        for key, values in params.items():
+            where = f"Deployment metadata field 'robot.geom_params.{key}'"
+            try:
+                numbers = np.asarray(values, dtype=np.float64)
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"{where} must hold numbers per geom: {err}.") from err
+            if not np.isfinite(numbers).all():
+                geom = int(np.argwhere(~np.isfinite(numbers))[0][0])
+                raise ValueError(
+                    f"{where} is not finite for geom {geom}: {np.asarray(numbers[geom]).tolist()}."
+                )
+            if key == "friction" and ((numbers < 0) | (numbers > MAX_FRICTION)).any():
+                geom = int(np.argwhere((numbers < 0) | (numbers > MAX_FRICTION))[0][0])
+                raise ValueError(
+                    f"{where} of geom {geom} is {numbers[geom].tolist()}: friction coefficients "
+                    f"are in [0, {MAX_FRICTION}]."
+                )
+            if key in ("margin", "gap") and (numbers < 0).any():
+                geom = int(np.argwhere(numbers < 0)[0][0])
+                raise ValueError(f"{where} of geom {geom} is {numbers[geom]}: it must be >= 0 m.")
+            if key == "solimp" and numbers.ndim == 2 and numbers.shape[1] >= 2:
+                dminmax = numbers[:, :2]
+                if ((dminmax < 0) | (dminmax > 1)).any():
+                    geom = int(np.argwhere((dminmax < 0) | (dminmax > 1))[0][0])
+                    raise ValueError(
+                        f"{where} of geom {geom} is {numbers[geom].tolist()}: dmin and dmax "
+                        "(the first two values) are in [0, 1]."
+                    )
 
     def _validate_mujoco_options(self) -> None:
         options = self.mujoco_options
@@ -624,6 +719,36 @@ class DeploymentMetadata:
                         f"Deployment metadata field 'mujoco_options.{key}' must be positive, "
                         f"got {value}."
                     )
+        if "gravity" in options:
+            gravity = _floats(options["gravity"], "mujoco_options.gravity", length=3)
+            if math.hypot(*gravity) > MAX_GRAVITY:
+                raise ValueError(
+                    f"Deployment metadata field 'mujoco_options.gravity' is {gravity} m/s^2: "
+                    f"its magnitude must be at most {MAX_GRAVITY} m/s^2 (Earth: 9.81)."
+                )
+        for key in ("wind", "magnetic"):
+            if key in options:
+                _floats(options[key], f"mujoco_options.{key}", length=3)
+        for key in ("density", "viscosity", "o_margin"):
+            if key in options:
+                (value,) = _floats([options[key]], f"mujoco_options.{key}")
+                if value < 0:
+                    raise ValueError(
+                        f"Deployment metadata field 'mujoco_options.{key}' must be >= 0, got "
+                        f"{value}."
+                    )
+        for key, upper in (("tolerance", 1.0), ("ls_tolerance", 1.0), ("impratio", 1e3)):
+            if key in options and float(options[key]) > upper:
+                raise ValueError(
+                    f"Deployment metadata field 'mujoco_options.{key}' is {options[key]}; a "
+                    f"physical setting is at most {upper:g}."
+                )
+        for key in ("iterations", "ls_iterations"):
+            if key in options and options[key] > 10_000:
+                raise ValueError(
+                    f"Deployment metadata field 'mujoco_options.{key}' is {options[key]}; a "
+                    "solver needs at most 10000 (MuJoCo's default: 100)."
+                )
         timestep = options.get("timestep")
         if timestep is not None and not math.isclose(timestep, self.physics_dt, rel_tol=1e-9):
             raise ValueError(

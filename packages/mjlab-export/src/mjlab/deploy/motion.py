@@ -181,12 +181,16 @@ class MotionPlayer:
         also `align` the reference to it (otherwise the alignment is kept).
 
         Raises:
-            ValueError: a frame outside the motion, or only one of the two pose arguments.
+            ValueError: a frame outside the motion, only one of the two pose arguments, or a
+                pose that is not finite, of the wrong shape or a zero quaternion (see `align`);
+                nothing is changed then.
         """
         if not 0 <= frame < self.num_frames:
             raise ValueError(f"frame must be in [0, {self.num_frames - 1}], got {frame}.")
         if (anchor_pos_w is None) != (anchor_quat_w is None):
             raise ValueError("Give both anchor_pos_w and anchor_quat_w to align, or neither.")
+        if anchor_pos_w is not None and anchor_quat_w is not None:
+            _check_anchor_pose(anchor_pos_w, anchor_quat_w)
         self.frame = int(frame)
         if anchor_pos_w is not None and anchor_quat_w is not None:
             self.align(anchor_pos_w, anchor_quat_w)
@@ -198,10 +202,16 @@ class MotionPlayer:
     def align(self, anchor_pos_w: np.ndarray, anchor_quat_w: np.ndarray) -> None:
         """Turn and shift the reference about the world z axis so that the current frame's
         anchor has the robot anchor's x, y and heading (the heading of q_robot q_ref^-1, as the
-        task's relative reference; its height and tilt stay the motion's)."""
+        task's relative reference; its height and tilt stay the motion's).
+
+        Raises:
+            ValueError: `anchor_pos_w` is not 3 finite numbers (m) or `anchor_quat_w` not 4
+                finite numbers of non-zero norm (wxyz): a bad estimate would otherwise put NaN
+                into every later motion term. The alignment is kept then.
+        """
+        anchor_pos_w, robot_quat = _check_anchor_pose(anchor_pos_w, anchor_quat_w)
         # The heading of q_robot q_ref^-1, as the task's relative reference measures it.
         ref_quat = self._body_quat[self.frame, self._anchor]
-        robot_quat = np.asarray(anchor_quat_w, dtype=np.float64)
         self._yaw_offset = yaw_quat(heading(quat_mul(robot_quat, quat_conjugate(ref_quat))))
         turned = quat_rotate(self._yaw_offset, self._body_pos[self.frame, self._anchor])
         self._pos_offset = np.array([anchor_pos_w[0] - turned[0], anchor_pos_w[1] - turned[1], 0.0])
@@ -252,3 +262,20 @@ class MotionPlayer:
             ),
             "motion_anchor_ori_b": _matrix_columns(quat_mul(quat_conjugate(robot_quat), ref_quat)),
         }
+
+
+def _check_anchor_pose(pos: np.ndarray, quat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(pos (3,), quat (4,)) as float64 arrays, or ValueError naming the argument."""
+    p = np.asarray(pos, dtype=np.float64)
+    q = np.asarray(quat, dtype=np.float64)
+    if p.shape != (3,) or not np.isfinite(p).all():
+        raise ValueError(
+            f"anchor_pos_w must be 3 finite numbers (world position, m), got {p.tolist()}: "
+            "check the robot's state estimate before aligning the motion."
+        )
+    if q.shape != (4,) or not np.isfinite(q).all() or float(q @ q) < 1e-12:
+        raise ValueError(
+            f"anchor_quat_w must be 4 finite numbers of non-zero norm (wxyz), got {q.tolist()}: "
+            "check the robot's orientation estimate before aligning the motion."
+        )
+    return p, q

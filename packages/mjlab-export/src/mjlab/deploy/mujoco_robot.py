@@ -296,9 +296,12 @@ class MujocoRobot:
         """Set the first values of `command` (e.g. vx m/s, vy m/s, wz rad/s for velocity tasks).
 
         Raises:
-            ValueError: more values than the policy's command has.
+            ValueError: more values than the policy's command has, or a value that is not
+                finite (the command is kept then).
         """
         values = np.asarray(command, dtype=np.float64).reshape(-1)
+        if not np.isfinite(values).all():
+            raise ValueError(f"The command must be finite numbers, got {values.tolist()}.")
         if values.shape[0] > self.command.shape[0]:
             raise ValueError(
                 f"The command has {values.shape[0]} values; the policy reads {self.command.shape[0]}."

@@ -4,6 +4,7 @@ robot runs (lockstep, no soft start by default), so the safety layer is exercise
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -117,8 +118,8 @@ class Sim2Sim(MujocoRobot):
         fall_height: base height below which the robot counts as fallen, m; None: half the
             spawn height `robot.init_pos[2]`.
         safety: the loop's limits; by default `SafetyCfg(soft_start_s=0)` (the policy acts
-            from the first step, as in training); a soft start, if given, runs after every
-            reset.
+            from the first step, as in training; no speed check for a file without
+            `joint_vel_limit`); a soft start, if given, runs after every reset.
         motion: a tracking policy's motion file (see `MujocoRobot`); `run_motion` plays it.
 
     Raises:
@@ -137,9 +138,11 @@ class Sim2Sim(MujocoRobot):
             policy = OnnxPolicy(policy)
         self.policy = policy
         super().__init__(policy, model=model, fall_height=fall_height, motion=motion)
-        self.loop: ControlLoop = ControlLoop(
-            policy, self, SafetyCfg(soft_start_s=0.0) if safety is None else safety, realtime=False
-        )
+        if safety is None:
+            # A file without speed limits still runs in simulation (no motor to protect).
+            unknown = not (policy.metadata is not None and policy.metadata.joint_vel_limit)
+            safety = SafetyCfg(soft_start_s=0.0, joint_vel_limit=math.inf if unknown else None)
+        self.loop: ControlLoop = ControlLoop(policy, self, safety, realtime=False)
         self.loop.start()
 
     @property

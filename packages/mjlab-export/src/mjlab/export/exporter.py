@@ -83,8 +83,9 @@ def export_policy(
         `path` as a `Path`.
 
     Raises:
-        ValueError: metadata inconsistent with the actor (observation or action size), an
-            external-data sidecar, or a failed parity check. Nothing is written then.
+        ValueError: metadata inconsistent with the actor (observation or action size), joint
+            position metadata without `joint_vel_limit`, an external-data sidecar, or a failed
+            parity check. Nothing is written then.
     """
     path = Path(path)
     if path.suffix != ".onnx":
@@ -94,6 +95,13 @@ def export_policy(
     dim = _input_dim(actor, obs_dim, metadata.obs_dim if metadata is not None else None)
     if metadata is not None:
         metadata.validate()
+        if metadata.action_type == "joint_position" and not metadata.joint_vel_limit:
+            raise ValueError(
+                "The metadata has no joint_vel_limit: the robot's control loop needs one per "
+                "joint to fault on a runaway joint. Give the motors' limits in rad/s "
+                "(EntityCfg.joint_vel_limit, or metadata_from_env(..., joint_vel_limit=)); "
+                "math.inf states that a joint has none."
+            )
         if metadata.obs_dim != dim:
             raise ValueError(
                 f"Metadata observation terms add up to {metadata.obs_dim} values but the actor takes {dim}."

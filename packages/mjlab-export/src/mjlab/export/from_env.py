@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from importlib import metadata as importlib_metadata
 from typing import Any
 
@@ -194,12 +195,46 @@ def _action_term(env: Any) -> dict:
     return term
 
 
+def _joint_vel_limits(
+    term: dict, override: float | Sequence[float] | Mapping[str, float] | None
+) -> list[float]:
+    """Per action joint speed limit: the override where it gives one, else the entity's."""
+    names = list(term["joint_names"])
+    limits: list[float | None] = list(term.get("joint_vel_limit") or [None] * len(names))
+    if isinstance(override, Mapping):
+        unknown = sorted(set(override) - set(names))
+        if unknown:
+            raise ExportError(
+                f"joint_vel_limit names {unknown}, which are not action joints {names}."
+            )
+        limits = [override.get(n, limits[i]) for i, n in enumerate(names)]
+    elif isinstance(override, (int, float)):
+        limits = [float(override)] * len(names)
+    elif override is not None:
+        if len(override) != len(names):
+            raise ExportError(
+                f"joint_vel_limit has {len(override)} values; the action term drives "
+                f"{len(names)} joints {names}."
+            )
+        limits = [float(v) for v in override]
+    missing = [n for n, v in zip(names, limits, strict=True) if v is None]
+    if missing:
+        raise ExportError(
+            f"No speed limit for joints {missing} of entity '{term['entity']}': the robot's "
+            "control loop needs one to fault on a runaway joint. Set "
+            f"EntityCfg.joint_vel_limit from the motor data sheet (rad/s), pass "
+            "joint_vel_limit= to metadata_from_env, or state math.inf for no limit."
+        )
+    return [float(v) for v in limits]  # type: ignore[arg-type]
+
+
 def metadata_from_env(
     env: Any,
     task_id: str = "",
     actor_group: str = "actor",
     clip_actions: float | None = None,
     image_groups: tuple[str, ...] = (),
+    joint_vel_limit: float | Sequence[float] | Mapping[str, float] | None = None,
 ) -> DeploymentMetadata:
     """Describe `env`'s action term and its `actor_group` observation group for a robot.
 
@@ -217,13 +252,18 @@ def metadata_from_env(
         image_groups: observation groups the actor also reads as images (rsl-rl's CNN groups),
             in the network's input order; each holds one `camera_rgb`/`camera_depth` term and
             becomes an `ImageInputSpec` (metadata v4).
+        joint_vel_limit: the joints' speed limits, rad/s, instead of the entity's
+            (`EntityCfg.joint_vel_limit`): one number, one per action joint, or {joint name:
+            value} for some; `math.inf` states "no limit" (the robot's speed check is off).
+            None: the entity's, which must cover every action joint.
 
     Raises:
         ExportError (a ValueError): something the runtime cannot reproduce exactly: several
             action terms or one that does not command joints, no `actor_group` group, a group
             that is not concatenated, a term that is not flat or keeps an unflattened history.
             The message names the term and the fix. For `image_groups`: a group that is not one
-            camera term without history, delay, scale or clip.
+            camera term without history, delay, scale or clip. A joint without a speed limit
+            (neither `EntityCfg.joint_vel_limit` nor `joint_vel_limit` gives one).
     """
     observations = _observation_specs(env, actor_group)
     images = _image_specs(env, tuple(image_groups))
@@ -248,6 +288,7 @@ def metadata_from_env(
                 components=list(getattr(cmd, "components", ())),
             )
         )
+    velocity_limits = _joint_vel_limits(term, joint_vel_limit)
     init = entity.cfg.init_state
     menagerie = getattr(entity.cfg, "menagerie", None)
     oid = None
@@ -294,6 +335,7 @@ def metadata_from_env(
         action_clip=term["clip"],
         clip_actions=clip_actions,
         joint_pos_limits=term["joint_pos_limits"],
+        joint_vel_limit=velocity_limits,
         action_type=term["action_type"],
         observations=observations,
         commands=commands,

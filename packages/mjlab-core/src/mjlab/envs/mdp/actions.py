@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -62,7 +63,8 @@ class JointAction(ActionTerm):
 
     def describe(self) -> ActionTermDescription:
         """Joints in action order with their scale, offset (first env), clip, the compiled
-        model's nominal gains (before randomization), default pose and joint range."""
+        model's nominal gains (before randomization), default pose, joint range and speed
+        limit (`EntityCfg.joint_vel_limit`; None where unknown)."""
         e, ids = self.entity, self._joint_ids
         data = e.data
         gains = data.nominal_gains
@@ -81,6 +83,9 @@ class JointAction(ActionTerm):
             default_joint_pos=[float(v) for v in data.default_joint_pos[0, ids].tolist()],
             joint_pos_limits=[
                 [float(v) for v in lim] for lim in data.joint_pos_limits[0, ids].tolist()
+            ],
+            joint_vel_limit=[
+                None if math.isnan(v) else float(v) for v in gains["velocity_limit"][ids].tolist()
             ],
         )
         return description

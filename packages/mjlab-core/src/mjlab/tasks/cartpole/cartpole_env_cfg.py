@@ -69,6 +69,9 @@ def cartpole_entity_cfg() -> EntityCfg:
         articulation=EntityArticulationInfoCfg(
             actuators=(MotorActuatorCfg(joint_names_expr=("slider",), effort_limit=EFFORT_LIMIT),)
         ),
+        # A simulated toy with no motor behind it: no speed limit, stated so that its policy
+        # exports (the robot-side speed check is off for it).
+        joint_vel_limit=math.inf,
     )
 
 

@@ -77,6 +77,9 @@ class RobotCfg:
     """Reflected motor inertia per joint, kg m^2 (also sets the PD gains, see `pd_gains`)."""
     effort_limit: dict[str, float]
     """Peak motor torque per joint, N m."""
+    velocity_limit: dict[str, float]
+    """Motor speed limit per joint, rad/s (data sheet): exported for the robot-side control
+    loop, which faults on a faster joint (`EntityCfg.joint_vel_limit`; not simulated)."""
     default_joint_pos: dict[str, float]
     """Nominal standing pose, rad: the PD targets' offset and the reset pose."""
     init_pos: tuple[float, float, float]
@@ -95,12 +98,13 @@ class RobotCfg:
     """A unit action asks for this fraction of the effort limit (action scale = f * limit / kp)."""
 
     def __post_init__(self) -> None:
-        if set(self.armature) != set(self.effort_limit):
-            raise ValueError(
-                f"RobotCfg({self.menagerie_robot}): armature and effort_limit must name the same "
-                f"joint patterns; only in one of them: "
-                f"{sorted(set(self.armature) ^ set(self.effort_limit))}."
-            )
+        for name in ("effort_limit", "velocity_limit"):
+            other = set(getattr(self, name))
+            if set(self.armature) != other:
+                raise ValueError(
+                    f"RobotCfg({self.menagerie_robot}): armature and {name} must name the same "
+                    f"joint patterns; only in one of them: {sorted(set(self.armature) ^ other)}."
+                )
         if not self.foot_geoms and not self.foot_bodies:
             raise ValueError(f"RobotCfg({self.menagerie_robot}): set foot_geoms or foot_bodies.")
 
@@ -148,4 +152,5 @@ class RobotCfg:
             ),
             collisions=self.collisions,
             ground_geoms=self.ground_geoms,
+            joint_vel_limit=dict(self.velocity_limit),
         )

@@ -45,6 +45,22 @@ EFFORT_LIMIT = {
     ".*_wrist_roll_joint": 25.0,
     ".*_wrist_(pitch|yaw)_joint": 5.0,
 }
+# Joint speed limits of the same motor types, rad/s, as in Unitree's g1_29dof URDF
+# (unitree_ros, <limit velocity=...>): 7520-14 32, 7520-22 20, 5020 and dual 5020 37, 4010 22.
+# Menagerie's MJCF carries no speed limits.
+VELOCITY_LIMIT = {
+    ".*_hip_pitch_joint": 32.0,
+    ".*_hip_yaw_joint": 32.0,
+    ".*_hip_roll_joint": 20.0,
+    ".*_knee_joint": 20.0,
+    ".*_ankle_.*_joint": 37.0,
+    "waist_yaw_joint": 32.0,
+    "waist_(roll|pitch)_joint": 37.0,
+    ".*_shoulder_.*_joint": 37.0,
+    ".*_elbow_joint": 37.0,
+    ".*_wrist_roll_joint": 37.0,
+    ".*_wrist_(pitch|yaw)_joint": 22.0,
+}
 
 DEFAULT_JOINT_POS = {
     ".*": 0.0,
@@ -68,6 +84,7 @@ G1 = RobotCfg(
     foot_bodies=FOOT_BODIES,
     armature=ARMATURE,
     effort_limit=EFFORT_LIMIT,
+    velocity_limit=VELOCITY_LIMIT,
     default_joint_pos=DEFAULT_JOINT_POS,
     init_pos=INIT_POS,
     ground_geoms=GROUND_GEOMS,

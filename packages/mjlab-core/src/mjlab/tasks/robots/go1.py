@@ -23,6 +23,11 @@ ARMATURE = {".*_hip_joint": 0.01, ".*_thigh_joint": 0.01, ".*_calf_joint": 0.01}
 # as in Menagerie's forcerange.
 EFFORT_LIMIT = {".*_hip_joint": 23.7, ".*_thigh_joint": 23.7, ".*_calf_joint": 35.55}
 
+# Joint speed limits of the same motors: 30.1 rad/s (hip, thigh) and 30.1 / 1.5 = 20.06 rad/s
+# (knee, through its 1.5x gearing), as in Unitree's go1_description URDF (unitree_ros,
+# <limit velocity=...>); Menagerie's MJCF carries no speed limits.
+VELOCITY_LIMIT = {".*_hip_joint": 30.1, ".*_thigh_joint": 30.1, ".*_calf_joint": 20.06}
+
 DEFAULT_JOINT_POS = {".*_hip_joint": 0.0, ".*_thigh_joint": 0.9, ".*_calf_joint": -1.8}
 """Standing pose, rad (Menagerie's `home` keyframe)."""
 INIT_POS = (0.0, 0.0, 0.36)
@@ -46,6 +51,7 @@ GO1 = RobotCfg(
     foot_geoms=FOOT_GEOMS,
     armature=ARMATURE,
     effort_limit=EFFORT_LIMIT,
+    velocity_limit=VELOCITY_LIMIT,
     default_joint_pos=DEFAULT_JOINT_POS,
     init_pos=INIT_POS,
     action_scale_fraction=ACTION_SCALE_FRACTION,

@@ -34,6 +34,10 @@ GRIPPER_SITE = "gripper"
 HAND_BODY = "hand"
 FINGER_OPEN = 0.04
 """Finger slide travel, m."""
+VELOCITY_LIMIT = {"joint[1-4]": 2.175, "joint[5-7]": 2.61, "finger_joint.*": 0.2}
+"""Joint speed limits: rad/s for the arm (Franka's data sheet for the Panda: 2.175 rad/s on
+joints 1-4, 2.61 rad/s on 5-7), m/s for the finger slides (0.2 m/s, franka_description's
+hand); Menagerie's MJCF carries none."""
 
 
 def panda_entity_cfg() -> EntityCfg:
@@ -43,4 +47,5 @@ def panda_entity_cfg() -> EntityCfg:
         spec_fn=lambda: menagerie_spec("franka_emika_panda", "mjx_panda"),
         menagerie=("franka_emika_panda", "mjx_panda"),
         init_state=InitialStateCfg(joint_pos=dict(HOME_JOINT_POS)),
+        joint_vel_limit=dict(VELOCITY_LIMIT),
     )
