@@ -45,6 +45,31 @@ def test_a_world_invalid_right_after_reset_counts_as_physics_divergence():
     assert reward[0] == 0.0
 
 
+@pytest.mark.parametrize("steps_before", [0, 4])
+def test_a_blow_up_in_any_step_of_an_episode_is_counted_and_isolated(steps_before):
+    # A force far beyond what the cart can take makes qacc exceed mjMAXVAL in the first
+    # substep: MuJoCo resets the world to its defaults and runs on. In the episode's first
+    # step its clock then ends where a healthy world's does, so only MuJoCo's own instability
+    # count can tell.
+    env, ref = ManagerBasedRlEnv(_cartpole()), ManagerBasedRlEnv(_cartpole())
+    for e in (env, ref):
+        e.reset(seed=0)
+        for _ in range(steps_before):
+            e.step(torch.zeros(3, 1))
+    env.sim.data.qfrc_applied[1, 0] = 1e30
+    _, reward, terminated, truncated, extras = env.step(torch.zeros(3, 1))
+    ref.step(torch.zeros(3, 1))
+    assert float(extras["log"]["Metrics/physics_divergence"]) == 1.0
+    assert terminated.tolist() == [False, True, False] and not truncated.any()
+    assert reward[1] == 0.0
+    assert env.episode_length_buf.tolist() == [steps_before + 1, 0, steps_before + 1]
+    # The other worlds stepped exactly as without the blow-up, and the next step counts none.
+    assert torch.equal(env.sim.data.qpos[[0, 2]], ref.sim.data.qpos[[0, 2]])
+    assert torch.equal(env.sim.data.qvel[[0, 2]], ref.sim.data.qvel[[0, 2]])
+    _, _, terminated, _, extras = env.step(torch.zeros(3, 1))
+    assert float(extras["log"]["Metrics/physics_divergence"]) == 0.0 and not terminated.any()
+
+
 @pytest.mark.parametrize("host_checks", [True, False])
 def test_a_nan_reward_term_is_counted_per_term_and_warned_about_once(host_checks):
     cfg = _cartpole()

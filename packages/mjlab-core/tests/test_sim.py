@@ -158,6 +158,32 @@ def test_divergence_check_follows_per_world_timesteps_and_flags(cartpole_model):
     assert not torch.isfinite(sim.data.qvel[3]).all() and torch.isfinite(sim.data.qvel[4]).all()
 
 
+def test_blow_up_in_the_first_step_after_a_reset_is_flagged(cartpole_model):
+    # MuJoCo resets the world inside the first substep and runs on from its defaults: its clock
+    # ends at 4 dt like every other world's, yet the world is flagged.
+    sim = _make(cartpole_model)
+    sim.reset(torch.tensor([3]))
+    sim.data.qfrc_applied[3, 0] = 1e30
+    sim.step(4)
+    assert sim.diverged.tolist() == [False, False, False, True, False, False]
+    assert torch.isfinite(sim.data.qpos).all()
+    sim.reset(torch.tensor([3]))
+    sim.step(4)
+    assert not sim.diverged.any()
+
+
+def test_a_restored_state_is_not_flagged_for_the_blow_up_it_replaced(cartpole_model):
+    sim = _make(cartpole_model)
+    saved = sim.get_state()
+    sim.data.qfrc_applied[2, 0] = 1e30
+    sim.step(2)
+    assert sim.diverged.tolist() == [False, False, True, False, False, False]
+    sim.set_state(saved)
+    sim.diverged.zero_()  # as an env's snapshot restores it
+    sim.step(2)
+    assert not sim.diverged.any()
+
+
 def test_ray_down_hits_the_floor_at_the_known_distance(cartpole_model):
     sim = _make(cartpole_model)
     pnt = torch.tensor([2.0, 0.5, 2.0], dtype=torch.float64).expand(N, 1, 3)

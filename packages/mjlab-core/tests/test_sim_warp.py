@@ -45,6 +45,12 @@ def test_warp_backend_matches_c_mujoco_on_cartpole_for_50_steps(cartpole_model):
     assert not warp.diverged.any()
     assert torch.equal(warp.data.qpos[1], torch.zeros(2))
     assert torch.equal(warp.data.qpos[[0, 2, 3]], before)
+    # A blow-up in the first step after that reset is flagged too (MuJoCo Warp does not reset a
+    # world itself: the state stays beyond mjMAXVAL or non-finite).
+    warp.data.qfrc_applied[1, 0] = 1e30
+    warp.step()
+    assert warp.diverged.tolist() == [False, True, False, False]
+    warp.reset(torch.tensor([1]))
     pnt = torch.tensor([2.0, 0.5, 2.0]).expand(N, 1, 3)
     vec = torch.tensor([0.0, 0.0, -1.0]).expand(N, 1, 3)
     dist, _ = warp.ray(pnt, vec)

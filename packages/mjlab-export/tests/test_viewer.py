@@ -197,6 +197,91 @@ def test_command_sliders_apply_only_while_the_toggle_is_on(model):
         CommandSlider("vx", 1.0, 1.0)
 
 
+def _until(condition, what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+def test_values_a_page_sends_outside_a_controls_range_are_dropped_and_logged(model, caplog):
+    """A WebSocket client on 127.0.0.1 sends what a browser sends when a slider moves, with
+    values no slider can produce: each is dropped with a warning, the control goes back to its
+    last accepted value, the viewer keeps running, and values in range still apply."""
+    import logging
+
+    import msgspec
+    import viser
+    from websockets.sync.client import connect
+
+    sliders = [CommandSlider("lin_vel_x", -1.0, 1.0, 0.5)]
+    viewer = WebViewer(model, step_dt=0.02, port=0, num_envs=3, commands=sliders)
+    handles = viewer.server.gui._gui_input_handle_from_uuid.items()
+    uuid = {h.label: u for u, h in handles}
+    gui = {h.label: h for _, h in handles}
+    url = f"ws://127.0.0.1:{viewer.port}"
+    with (
+        viewer,
+        caplog.at_level(logging.WARNING, logger="mjlab.viewer.web"),
+        connect(url, subprotocols=[f"viser-v{viser.__version__}"]) as page,
+    ):
+        # A browser's first message: its camera (viser counts a page as connected from then).
+        camera = {
+            "type": "ViewerCameraMessage",
+            "wxyz": (1.0, 0.0, 0.0, 0.0),
+            "position": (3.0, 3.0, 2.0),
+            "fov": 1.0,
+            "near": 0.01,
+            "far": 100.0,
+            "image_height": 480,
+            "image_width": 640,
+            "look_at": (0.0, 0.0, 0.0),
+            "up_direction": (0.0, 0.0, 1.0),
+        }
+        page.send(msgspec.msgpack.encode(camera))
+        _until(lambda: viewer.num_clients == 1, "the page to connect")
+
+        def send(label: str, value, prop: str = "value") -> None:
+            update = {"type": "GuiUpdateMessage", "uuid": uuid[label], "updates": {prop: value}}
+            page.send(msgspec.msgpack.encode(update))
+
+        bad = [
+            ("Env", -100, "value"),
+            ("Speed", 50.0, "value"),
+            ("Speed", float("nan"), "value"),
+            ("lin_vel_x", 7.0, "value"),
+            ("Env", "two", "value"),  # not a number: viser cannot cast it
+            ("Env", 1, "no_such_property"),
+        ]
+        for n, (label, value, prop) in enumerate(bad, start=1):
+            send(label, value, prop)
+            _until(lambda n=n: len(caplog.records) == n, f"the warning on {label} = {value}")
+            _until(lambda label=label: gui[label].value in (0, 1.0, 0.5), f"{label} restored")
+        assert viewer.env_index == 0 and viewer.speed == 1.0
+        np.testing.assert_allclose(viewer.command, [0.5])
+        lines = [r.getMessage() for r in caplog.records]
+        assert (
+            "dropped Env = -100 from a page (a whole number in 0..2 expected); keeping 0"
+            in (lines[0])
+        )
+        assert "dropped a control message from a page ({'value': 'two'}; ValueError" in lines[4]
+        assert all("\n" not in line for line in lines)
+        assert viewer.running
+        # The run goes on with the watched env, and values in range still apply.
+        data = mujoco.MjData(model)
+        mujoco.mj_kinematics(model, data)
+        assert viewer.update(lambda name: getattr(data, name))
+        send("Env", 2)
+        send("Speed", 2.0)
+        send("lin_vel_x", -0.25)
+        _until(
+            lambda: viewer.env_index == 2 and viewer.speed == 2.0 and viewer.command[0] == -0.25,
+            "the values in range",
+        )
+        assert len(caplog.records) == len(bad)
+
+
 def test_sim2sim_runs_with_a_viewer_and_its_command_sliders(tmp_path, go1_twist_meta, make_policy):
     from mjlab.deploy.sim2sim import Sim2Sim, sim2sim_viewer
 

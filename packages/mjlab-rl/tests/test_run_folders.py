@@ -108,3 +108,49 @@ def test_only_rank_0_of_a_multi_gpu_run_makes_a_run_folder(tmp_path, monkeypatch
     with pytest.raises(RuntimeError, match="stop"):
         train.run(task, cfg)
     assert len(made) == 1
+
+
+def _unusable_log_root(kind: str, tmp_path) -> str:
+    if kind == "file":
+        (tmp_path / "notes.txt").write_text("not a folder")
+        return str(tmp_path / "notes.txt")
+    if kind == "under-a-file":
+        (tmp_path / "notes.txt").write_text("not a folder")
+        return str(tmp_path / "notes.txt" / "logs")
+    if kind == "sysfs":
+        if not os.path.isdir("/sys/kernel"):
+            pytest.skip("needs Linux's /sys")
+        return "/sys/mjlab-logs"
+    if os.geteuid() == 0:
+        pytest.skip("root writes into read-only folders")
+    folder = tmp_path / "read-only"
+    folder.mkdir(mode=0o555)
+    return str(folder / "logs")
+
+
+@pytest.mark.parametrize("kind", ["file", "under-a-file", "sysfs", "read-only"])
+def test_an_unusable_log_root_is_one_line_naming_the_option_before_the_env_is_built(
+    kind, tmp_path, monkeypatch, capsys
+):
+    from mjlab.rl.scripts import train
+
+    root = _unusable_log_root(kind, tmp_path)
+
+    def no_env(*args, **kwargs):
+        raise AssertionError("the env was built before the log root was checked")
+
+    monkeypatch.setattr(train, "ManagerBasedRlEnv", no_env)
+    with pytest.raises(SystemExit) as stop:
+        train.main(["Mjlab-Cartpole-Balance", "--log-root", root])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2, err
+    assert "Traceback" not in err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"train: error: --log-root {root} "), line
+    assert "file, not a folder" in line if kind == "file" else "cannot be used" in line
+
+
+def test_an_experiment_folder_that_is_a_file_is_refused_naming_it(tmp_path):
+    (tmp_path / "go1").write_text("not a folder")
+    with pytest.raises(ValueError, match=r"experiment folder .*go1 cannot be made: File exists"):
+        new_run_dir(tmp_path, "go1", "")

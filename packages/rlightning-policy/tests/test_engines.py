@@ -261,3 +261,17 @@ def test_train_rlightning_joins_a_two_node_cluster_and_trains_cartpole_on_both(
     listening = listening_sockets(process_tree(os.getpid()))
     assert {name for name, _ in listening} >= {"gcs_server", "raylet"}, listening
     assert [s for s in listening if not is_loopback(s[1])] == [], listening
+
+
+def test_train_rlightning_refuses_a_log_root_that_is_a_file_in_one_line(tmp_path, capsys):
+    pytest.importorskip("mjlab.tasks")
+    from rlightning.engine import mjlab_train
+
+    root = tmp_path / "notes.txt"
+    root.write_text("not a folder")
+    with pytest.raises(SystemExit) as stop:
+        mjlab_train.main(["Mjlab-Cartpole-Balance", "--log-root", str(root)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "Traceback" not in err, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"train-rlightning: error: --log-root {root} is a file, not a folder")

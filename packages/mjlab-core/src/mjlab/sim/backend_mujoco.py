@@ -10,11 +10,18 @@ import torch
 from mujoco import batch as mjbatch
 
 from mjlab.sim.sim_cfg import SimulationCfg
-from mjlab.sim.simulation import MAXVAL
 
 _STAGE_VEL = mujoco.mjtStage.mjSTAGE_VEL.value
 _STAGE_ACC = mujoco.mjtStage.mjSTAGE_ACC.value
 _STAGE_NONE = mujoco.mjtStage.mjSTAGE_NONE.value
+_WARN_BAD = tuple(
+    int(w)
+    for w in (
+        mujoco.mjtWarning.mjWARN_BADQPOS,
+        mujoco.mjtWarning.mjWARN_BADQVEL,
+        mujoco.mjtWarning.mjWARN_BADQACC,
+    )
+)
 
 
 def _as_tensor(array: np.ndarray) -> torch.Tensor:
@@ -40,21 +47,19 @@ class MujocoBatchBackend:
         self.batch = mjbatch.Batch(model, num_envs, nthread=cfg.nthread, persistent=True)
         self.num_envs = num_envs
         self.device = torch.device("cpu")
-        self._time = self.batch.bind("time")
-        # The timestep: one value, or each world's live value once `opt.timestep` is expanded.
-        self._dt: float | np.ndarray = model.opt.timestep
-        # A world's clock after a step that MuJoCo did not reset is at least this (set per step).
-        self._time_floor = np.full(num_envs, -np.inf)
-        self._qpos = self.batch.bind("qpos")
-        self._qvel = self.batch.bind("qvel")
         self._failed = np.zeros(num_envs, dtype=bool)
-        # With autoreset on (MuJoCo's default), a world whose qpos/qvel/qacc went NaN/Inf or
-        # beyond mjMAXVAL is reset inside the step: by the checks within each substep, and for
-        # the last substep's result by mj_checkPos/Vel of the stage=VEL pass that `step` asks
-        # for (as mj_step1 runs them). The clock check then sees every divergence and the
-        # state left is finite. With autoreset disabled (in the model, or in any world once
-        # `opt.disableflags` is expanded) the state is checked too.
-        self._check_state = bool(model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_AUTORESET)
+        self._any_failed = False  # `_failed` has a True: skips two numpy calls per step
+        # MuJoCo's instability counters of each world, three (num_envs,) int32 live views:
+        # mj_checkPos/Vel/Acc count every NaN/Inf or beyond-mjMAXVAL qpos/qvel/qacc they find,
+        # within each substep and, for the last substep's result, in the stage=VEL pass that
+        # `step` asks for (as mj_step1 runs them), whether or not autoreset then resets the
+        # world (autoreset off, in the model or in any world: the invalid state stays). A reset
+        # (ours, or MuJoCo's autoreset, which counts after clearing) zeroes them, so a nonzero
+        # counter means "went unstable since the last reset": exact in every step, the first
+        # after a reset included (where a clock rewound to 0 could not tell).
+        # (`warning` is (num_envs, mjNWARNING, 2): lastinfo, number.)
+        self._unstable = tuple(self.batch.warning[:, w, 1] for w in _WARN_BAD)
+        self._unstable_or = np.zeros(num_envs, dtype=np.int32)
 
     # -- views ------------------------------------------------------------------------------
     def field(self, name: str) -> torch.Tensor:
@@ -64,10 +69,6 @@ class MujocoBatchBackend:
 
     def expand(self, name: str) -> torch.Tensor:
         array = self.batch.expand(name)
-        if name == "opt.timestep":
-            self._dt = array  # live: the clock check follows per-world timesteps
-        elif name == "opt.disableflags":
-            self._check_state = True  # any world may turn autoreset off
         return torch.from_numpy(array)
 
     def set_const(self, env_ids: np.ndarray | None) -> None:
@@ -88,6 +89,10 @@ class MujocoBatchBackend:
 
     def set_state(self, state: dict[str, torch.Tensor]) -> None:  # checked by Simulation
         np.copyto(self.batch.state, state["state"].cpu().numpy())
+        # The counters describe the state that was replaced; a restored world's divergence
+        # flag travels with the env's own snapshot (`Simulation.diverged`).
+        for counter in self._unstable:
+            counter.fill(0)
 
     # -- calls ------------------------------------------------------------------------------
     def _run(self, call, ids: np.ndarray | None, **kwargs) -> None:
@@ -96,9 +101,9 @@ class MujocoBatchBackend:
         except mjbatch.SimulationError as err:
             # The failing worlds kept their previous state; the others ran to completion.
             self._failed[err.ids] = True
+            self._any_failed = True
 
     def step(self, nstep: int) -> None:
-        np.add(self._time, (nstep - 0.5) * self._dt, out=self._time_floor)
         self._run(self.batch.step, None, nstep=nstep, stage=_STAGE_VEL)
 
     def forward(self, env_ids: np.ndarray | None) -> None:
@@ -111,16 +116,16 @@ class MujocoBatchBackend:
         self._failed[sel] = False
 
     def newly_diverged(self) -> torch.Tensor:
-        # MuJoCo resets a world whose qpos/qvel/qacc blew up (mj_checkPos/Vel/Acc, autoreset),
-        # which rewinds its time to 0: a world whose clock advanced less than nstep * dt was reset
-        # by MuJoCo inside this step. Few numpy calls: this runs right after the physics, when
-        # each new code path is slow (the physics has evicted the caches).
-        bad = np.less(self._time, self._time_floor)
-        bad |= self._failed
-        if self._check_state:  # NaN/Inf or beyond mjMAXVAL, as mj_checkPos/Vel would reset
-            bad |= ~(np.abs(self._qpos) <= MAXVAL).all(axis=1)
-            bad |= ~(np.abs(self._qvel) <= MAXVAL).all(axis=1)
-        self._failed.fill(False)
+        # Few numpy calls: this runs right after the physics, when each new code path is slow
+        # (the physics has evicted the caches).
+        qpos, qvel, qacc = self._unstable
+        np.bitwise_or(qpos, qvel, out=self._unstable_or)
+        np.bitwise_or(self._unstable_or, qacc, out=self._unstable_or)
+        bad = np.not_equal(self._unstable_or, 0)
+        if self._any_failed:
+            bad |= self._failed
+            self._failed.fill(False)
+            self._any_failed = False
         return torch.from_numpy(bad)
 
     def ray(self, pnt, vec, geomgroup, flg_static, bodyexclude):

@@ -154,7 +154,8 @@ class Simulation:
         unchanged (`mjlab.entity.EntityData` caches its derived values this way)."""
         self.diverged = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
         """(num_envs,) bool: worlds that went non-finite or that MuJoCo reset for instability
-        since their last `reset`. The env resets them and counts them in its logs."""
+        since their last `reset`, in any step (the first after a reset included). The env
+        resets them and counts them in its logs."""
         self._expanded: dict[str, torch.Tensor] = {}
 
     # ------------------------------------------------------------------------------------------
@@ -181,10 +182,10 @@ class Simulation:
         """Flag in `diverged` the worlds `env_ids` (None: all) whose qpos or qvel is NaN/Inf or
         beyond 1e10 (mjMAXVAL, the bound of mj_checkPos/Vel).
 
-        Call it after writing a state and before `forward`: C MuJoCo's forward (and next step)
-        would silently reset such a world, which the clock-rewind check cannot see from time 0
-        (a reset event that wrote an absurd velocity, a NaN state). Tensor operations only: no
-        host sync.
+        Call it after writing a state and before `forward`: C MuJoCo's forward would reset
+        such a world to the model defaults (a reset event that wrote an absurd velocity, a NaN
+        state), and `step` would flag it only after the physics ran from those defaults; this
+        flags it at once. Tensor operations only: no host sync.
         """
         bad = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
         for name in ("qpos", "qvel"):

@@ -13,12 +13,20 @@ The caller owns the loop::
 
 Nothing is read, computed or sent while no browser is connected: `update` returns at once and
 `wait` does not pace, so a viewer nobody watches costs nothing (`bench/viewer_overhead.py`).
+
+Every value a page sends is checked against its control's range (speed, env, each command
+component) before it is used: a value outside it, or not a finite number, is dropped with a
+warning on the `mjlab.viewer.web` logger, and the control goes back to the last value accepted
+on every page. Such a value cannot come from the sliders themselves, only from a modified page
+or a hand-made WebSocket message, so it is not clamped into a value nobody chose.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import logging
+import math
 import socket
 import threading
 import time
@@ -41,6 +49,11 @@ PLOT_WINDOW_S = 10.0
 
 PANEL_REFRESH_S = 0.2
 """Seconds between updates of the status text and the reward plot."""
+
+SPEED_RANGE = (0.1, 4.0)
+"""The real-time factors the speed slider offers (and the only ones accepted)."""
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -161,9 +174,9 @@ class WebViewer:
         self.paused = False
         """Set by the pause button; `wait` blocks while it is True (except for single steps)."""
         self.speed = 1.0
-        """Real-time factor `wait` paces to while a browser is connected."""
+        """Real-time factor `wait` paces to while a browser is connected, in `SPEED_RANGE`."""
         self.env_index = 0
-        """The world being watched."""
+        """The world being watched, in 0..num_envs - 1."""
         self.follow = True
         """Keep the tracked body in view: the scene is shifted horizontally so that the body
         stays where the view started (the cameras are never moved: orbiting stays free)."""
@@ -179,6 +192,7 @@ class WebViewer:
         _check_host(host)  # viser would retry a host it cannot bind forever
         with contextlib.redirect_stdout(io.StringIO()):  # its banner; open_viewer prints ours
             self.server = viser.ViserServer(host=host, port=port, label=title, verbose=False)
+        self._report_unusable_messages()
         self.server.gui.configure_theme(show_logo=False, show_share_button=False)
         self.server.gui.main_panel.dock_right()
         self._bodies = moving_bodies(model)
@@ -224,7 +238,7 @@ class WebViewer:
             return None
         if self._command_toggle is not None and not self._command_toggle.value:
             return None
-        return np.array([float(s.value) for s in self._command_sliders])
+        return self._command_values.copy()
 
     def take_reset(self) -> bool:
         """True once after the reset button was pressed (the caller resets the watched world)."""
@@ -401,6 +415,68 @@ class WebViewer:
         self._pause_button.label = "Resume" if paused else "Pause"
         self._step_button.disabled = not paused
 
+    def _report_unusable_messages(self) -> None:
+        """A control message viser cannot apply at all (a value of the wrong type, a property
+        the control lacks) raises inside viser's handler, which has then dropped it, and
+        asyncio prints the traceback: make that one warning line instead."""
+        from viser import _messages
+
+        gui = self.server.gui
+        sock = getattr(gui, "_websock_interface", None)
+        handler = getattr(gui, "_handle_gui_updates", None)
+        if sock is None or handler is None:
+            return  # a viser without these internals: its own reporting stays
+
+        async def reported(client_id, message) -> None:
+            try:
+                await handler(client_id, message)
+            except Exception as err:  # whatever a page sends must not end the run
+                updates = repr(getattr(message, "updates", None))
+                _log.warning(
+                    "web viewer: dropped a control message from a page (%s; %s).",
+                    updates if len(updates) <= 80 else updates[:77] + "...",
+                    type(err).__name__ + (f": {err}" if str(err) else ""),
+                )
+
+        sock.unregister_handler(_messages.GuiUpdateMessage, handler)
+        sock.register_handler(_messages.GuiUpdateMessage, reported)
+
+    def _accept(
+        self,
+        handle,
+        low: float,
+        high: float,
+        apply: Callable[[float], None],
+        integer: bool = False,
+    ) -> None:
+        """Call `apply(value)` on each new value of the slider `handle` that is a finite number
+        in [low, high] (a whole number for `integer`); drop any other with a warning and set
+        the slider back to the last accepted value, on every page."""
+        accepted = [float(handle.value)]
+
+        @handle.on_update
+        def _(_event) -> None:
+            value = handle.value
+            try:
+                number = float(value)
+            except (TypeError, ValueError, OverflowError):
+                number = math.nan
+            if not (low <= number <= high and (not integer or number.is_integer())):
+                kind = "a whole number" if integer else "a number"
+                _log.warning(
+                    "web viewer: dropped %s = %r from a page (%s in %g..%g expected); keeping %g.",
+                    handle.label,
+                    value,
+                    kind,
+                    low,
+                    high,
+                    accepted[0],
+                )
+                handle.value = accepted[0]  # viser casts it to the slider's type
+                return
+            accepted[0] = number
+            apply(number)
+
     def _build_gui(
         self,
         commands: Sequence[CommandSlider],
@@ -413,13 +489,18 @@ class WebViewer:
             pause = gui.add_button("Pause", icon=None)
             step = gui.add_button("Step", disabled=True)
             reset = gui.add_button("Reset")
-            speed = gui.add_slider("Speed", min=0.1, max=4.0, step=0.1, initial_value=1.0)
+            low, high = SPEED_RANGE
+            speed = gui.add_slider("Speed", min=low, max=high, step=0.1, initial_value=1.0)
+            self._accept(speed, low, high, lambda v: setattr(self, "speed", v))
             if self.num_envs > 1:
                 env = gui.add_slider("Env", min=0, max=self.num_envs - 1, step=1, initial_value=0)
-
-                @env.on_update
-                def _(_event) -> None:
-                    self.env_index = int(env.value)
+                self._accept(
+                    env,
+                    0,
+                    self.num_envs - 1,
+                    lambda v: setattr(self, "env_index", int(v)),
+                    integer=True,
+                )
 
             if self._root is not None:
                 follow = gui.add_checkbox("Follow", initial_value=True)
@@ -444,27 +525,30 @@ class WebViewer:
             with self._lock:
                 self._reset = True
 
-        @speed.on_update
-        def _(_event) -> None:
-            self.speed = float(speed.value)
-
         self._command_sliders = []
         self._command_toggle = None
+        # The accepted slider values: what `command` returns (a handle's own value may hold a
+        # rejected one for a moment).
+        self._command_values = np.array([float(np.clip(c.value, c.low, c.high)) for c in commands])
         if commands:
             with gui.add_folder("Command"):
                 if command_toggle:
                     self._command_toggle = gui.add_checkbox("Set command", initial_value=False)
-                for c in commands:
+                for i, c in enumerate(commands):
                     span = c.high - c.low
-                    self._command_sliders.append(
-                        gui.add_slider(
-                            c.name,
-                            min=float(c.low),
-                            max=float(c.high),
-                            step=float(10 ** np.floor(np.log10(span / 100))),
-                            initial_value=float(np.clip(c.value, c.low, c.high)),
-                        )
+                    slider = gui.add_slider(
+                        c.name,
+                        min=float(c.low),
+                        max=float(c.high),
+                        step=float(10 ** np.floor(np.log10(span / 100))),
+                        initial_value=float(self._command_values[i]),
                     )
+
+                    def set_component(value: float, i: int = i) -> None:
+                        self._command_values[i] = value
+
+                    self._accept(slider, c.low, c.high, set_component)
+                    self._command_sliders.append(slider)
         self._reward_terms = list(reward_terms)
         self._plot = None
         if self._reward_terms:

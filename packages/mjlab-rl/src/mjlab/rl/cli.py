@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -280,13 +281,41 @@ def check_folder_name(value: str, field: str) -> None:
         )
 
 
+def check_log_root(path: str | Path, option: str = "--log-root") -> Path:
+    """The log root `path`, absolute, created when missing and checked writable by making
+    (and removing) a folder in it: a file system's refusal shows before the env is built.
+
+    Raises:
+        ValueError: naming `option` and the path: it is a file, cannot be created, or cannot
+            be written (read-only, no permission, a virtual file system like /sys).
+    """
+    root = Path(path).absolute()
+    try:
+        if root.exists() and not root.is_dir():
+            raise ValueError(
+                f"{option} {path} is a file, not a folder; give the folder that run folders go "
+                "under (e.g. logs)."
+            )
+        root.mkdir(parents=True, exist_ok=True)
+        # A real write: os.access says yes to root on read-only mounts and on /sys.
+        os.rmdir(tempfile.mkdtemp(prefix=".mjlab-write-check-", dir=root))
+    except OSError as err:
+        where = f" ({err.filename})" if err.filename and str(err.filename) != str(root) else ""
+        raise ValueError(
+            f"{option} {path} cannot be used: {err.strerror or err}{where}; give a folder you can "
+            "write to (e.g. logs)."
+        ) from None
+    return root.resolve()
+
+
 def new_run_dir(log_root: Path, experiment: str, run_name: str) -> Path:
     """Create a new, empty run folder <log_root>/<experiment>/<timestamp>[_<run_name>] and
     return it. It is created exclusively (an atomic mkdir that fails if the folder exists), so
     two runs started in the same second get two folders (the second gets a suffix _1, _2, ...).
 
     Raises:
-        ValueError: `experiment` is empty or not a plain folder name, or `run_name` is not one.
+        ValueError: `experiment` is empty or not a plain folder name, or `run_name` is not one,
+            or the experiment folder cannot be made (`check_log_root` checks the root first).
     """
     if not experiment:
         raise ValueError("agent.experiment_name must not be empty, e.g. 'go1_velocity'.")
@@ -296,7 +325,13 @@ def new_run_dir(log_root: Path, experiment: str, run_name: str) -> Path:
     stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
     base = f"{stamp}_{run_name}" if run_name else stamp
     parent = log_root / experiment
-    parent.mkdir(parents=True, exist_ok=True)
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # e.g. a file of that name in the log root
+        raise ValueError(
+            f"The experiment folder {parent} cannot be made: {err.strerror or err}; choose "
+            "another --agent.experiment-name or log root."
+        ) from None
     for k in range(10_000):
         folder = parent / (base if k == 0 else f"{base}_{k}")
         try:

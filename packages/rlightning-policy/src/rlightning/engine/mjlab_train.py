@@ -57,14 +57,13 @@ def _cfg_types():
 
 def run(task_id: str, cfg: Any) -> list:
     from mjlab.rl import to_rsl_rl_train_cfg
-    from mjlab.rl.cli import choose_device, new_run_dir, remove_unused_run_dir
+    from mjlab.rl.cli import check_log_root, choose_device, new_run_dir, remove_unused_run_dir
 
+    log_root = check_log_root(cfg.log_root)
     device = choose_device(cfg.device)
     cfg.env.seed = cfg.agent.seed
     train_cfg = to_rsl_rl_train_cfg(cfg.agent)
-    run_dir = new_run_dir(
-        Path(cfg.log_root).resolve(), cfg.agent.experiment_name, cfg.agent.run_name
-    )
+    run_dir = new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name)
     try:
         return _run(task_id, cfg, device, train_cfg, run_dir)
     except BaseException:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
 from mjlab.rl.cli import (
+    check_log_root,
     choose_device,
     configure_wandb,
     dump_params,
@@ -104,19 +105,19 @@ def _exporting_runner() -> type:
 def run(task_id: str, cfg: TrainCfg) -> Path | None:
     """Train; returns the run folder (None on the ranks > 0 of a multi-GPU run, which write
     nothing: rank 0 alone logs and saves)."""
+    multi_gpu = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    rank = int(os.environ.get("RANK", "0")) if multi_gpu else 0
+    # Rank 0 alone writes under the log root: it checks it first, before anything is built.
+    log_root = check_log_root(cfg.log_root) if rank == 0 else Path(cfg.log_root).resolve()
     device = choose_device(cfg.device)
-    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-    rank = 0
-    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
-        device = f"cuda:{local_rank}"
-        rank = int(os.environ.get("RANK", "0"))
+    if multi_gpu:
+        device = f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}"
         cfg.agent.seed += rank  # each process its own draws, also across nodes
     seeds = seed_run(cfg.agent.seed, cfg.deterministic)  # before anything draws: env, networks
     cfg.env.seed = seeds.env
     if cfg.deterministic:
         cfg.env.sim.deterministic = True
     configure_wandb(cfg.agent.logger)
-    log_root = Path(cfg.log_root).resolve()
     resume_path = None
     if cfg.agent.resume:
         resume_path = find_checkpoint(
