@@ -73,10 +73,7 @@ def _settable_names(cls: type) -> frozenset[str]:
 def _unknown_field(cls: type, name: str, settable: frozenset[str], obj: object) -> Exception:
     fields = [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else []
     close = difflib.get_close_matches(name, fields or sorted(settable), n=1, cutoff=0.6)
-    if close:
-        hint = f"did you mean '{close[0]}'?"
-    else:
-        hint = f"its fields are: {', '.join(fields)}."
+    hint = f"did you mean '{close[0]}'?" if close else f"its fields are: {', '.join(fields)}."
     return UnknownFieldError(
         f"{cls.__name__} has no field '{name}'; {hint} (An attribute a config does not "
         "declare would be stored and never read.)",

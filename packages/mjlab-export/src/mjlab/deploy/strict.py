@@ -35,7 +35,7 @@ class Config:
         if settable is None:
             settable = _SETTABLE[cls] = _settable_names(cls)
         if name not in settable:
-            fields = (
+            fields: list[str] = (
                 [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else []
             )
             close = difflib.get_close_matches(name, fields, n=1, cutoff=0.6)
