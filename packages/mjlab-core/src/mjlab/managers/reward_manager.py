@@ -167,4 +167,3 @@ class RewardManager(ManagerBase):
         for term in self.terms.values():
             self.reset_term(term, env_ids)
         return log
-
