@@ -16,7 +16,13 @@ from mjlab.envs import ManagerBasedRlEnv
 from mjlab.managers import RewardTermCfg, SceneEntityCfg
 from mjlab.sim import MujocoCfg, SimulationCfg
 from mjlab.tasks import list_tasks, load_env_cfg
-from mjlab.utils.config import Config, ConfigError, FrozenConfigError, UnknownFieldError
+from mjlab.utils.config import (
+    Config,
+    ConfigError,
+    FrozenConfigError,
+    UnknownFieldError,
+    is_frozen,
+)
 
 TASK = "Mjlab-Cartpole-Balance"
 
@@ -164,6 +170,7 @@ def test_a_built_envs_config_is_read_only_and_the_callers_stays_editable():
     assert cfg == before
     cfg.decimation = 8
     edited = copy.deepcopy(env.cfg)
+    assert is_frozen(env.cfg) and is_frozen(env.cfg.sim.mujoco) and not is_frozen(edited)
     edited.decimation = 4
     edited.rewards["alive"] = None
     again = ManagerBasedRlEnv(edited)
