@@ -145,7 +145,7 @@ def test_a_built_envs_config_is_read_only_and_the_callers_stays_editable():
         "env.cfg.episode_length_s": lambda c: setattr(c, "episode_length_s", 1.0),
         "env.cfg.sim.mujoco.timestep": lambda c: setattr(c.sim.mujoco, "timestep", 0.001),
         "env.cfg.rewards['alive'].weight": lambda c: setattr(c.rewards["alive"], "weight", 0.0),
-        "env.cfg.rewards": lambda c: c.rewards.__setitem__("alive", None),
+        "env.cfg.rewards['alive']": lambda c: c.rewards.__setitem__("alive", None),
         "env.cfg.events['reset_joints'].params": lambda c: c.events["reset_joints"].params.update(
             position_range=(0.0, 0.0)
         ),

@@ -97,10 +97,15 @@ class _FrozenDict(dict):
     _where = "env.cfg"
 
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise FrozenConfigError(_frozen_message(f"{self._where}[...]"))
+        raise FrozenConfigError(_frozen_message(self._where))
 
-    __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
-    clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise FrozenConfigError(_frozen_message(f"{self._where}[{key!r}]"))
+
+    def __delitem__(self, key: Any) -> None:
+        raise FrozenConfigError(_frozen_message(f"{self._where}[{key!r}]"))
+
+    __ior__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
 
     def __copy__(self) -> dict:
         return dict(self)
@@ -118,7 +123,7 @@ class _FrozenList(list):
     _where = "env.cfg"
 
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise FrozenConfigError(_frozen_message(f"{self._where}[...]"))
+        raise FrozenConfigError(_frozen_message(self._where))
 
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
     append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
