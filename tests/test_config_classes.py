@@ -87,11 +87,10 @@ def test_the_search_finds_the_config_classes_of_all_four_packages():
     assert set(RECORDS) <= {name for name, _ in CLASSES}, "a record listed here no longer exists"
 
 
-@pytest.mark.parametrize(
-    ("name", "cls"),
-    [c for c in CLASSES if c[0] not in RECORDS],
-    ids=lambda v: getattr(v, "__name__", ""),
-)
+CONFIGS = [c for c in CLASSES if c[0] not in RECORDS]
+
+
+@pytest.mark.parametrize(("name", "cls"), CONFIGS, ids=[name for name, _ in CONFIGS])
 def test_every_config_class_refuses_an_undeclared_attribute(name, cls):
     # A bare instance: the check is the class's, whatever its required fields.
     obj = cls.model_construct() if issubclass(cls, pydantic.BaseModel) else object.__new__(cls)
