@@ -288,3 +288,15 @@ def test_asymmetric_critic_observation_groups_build_a_runner():
     runner = MjlabOnPolicyRunner(env, to_rsl_rl_train_cfg(cfg), None)
     obs = env.get_observations()
     assert runner.alg._raw_critic.obs_dim == obs["actor"].shape[1] + obs["critic"].shape[1]
+
+
+def test_a_misspelt_runner_setting_is_refused_naming_the_field_meant():
+    from mjlab.utils.config import UnknownFieldError
+
+    cfg = load_rl_cfg("Mjlab-Cartpole-Balance")
+    with pytest.raises(UnknownFieldError, match="did you mean 'learning_rate'"):
+        cfg.algorithm.learning_rat = 1e-4
+    with pytest.raises(UnknownFieldError, match="RslRlOnPolicyRunnerCfg has no field"):
+        cfg.max_iteration = 5
+    cfg.algorithm.learning_rate = 1e-4  # declared fields are set as before
+    assert to_rsl_rl_train_cfg(cfg)["algorithm"]["learning_rate"] == 1e-4

@@ -112,6 +112,18 @@ def test_configs_reject_typos_and_bad_values_naming_the_field():
     assert TrainConfig().max_iterations == 300 and PolicyConfig().weight_update_thread
 
 
+def test_a_misspelt_config_attribute_is_refused_at_assignment_naming_the_field_meant():
+    from rlightning.policy.config import UnknownFieldError
+
+    train = TrainConfig()
+    with pytest.raises(UnknownFieldError, match="did you mean 'max_iterations'"):
+        train.max_iteration = 5
+    with pytest.raises(ValueError, match="PolicyConfig has no field 'optim'"):  # as pydantic's
+        PolicyConfig().optim = {}
+    train.max_iterations = 5  # a declared field is set as before
+    assert pickle.loads(pickle.dumps(train)).max_iterations == 5
+
+
 def test_env_ret_and_policy_response_move_and_round_trip():
     obs = TensorDict({"actor": torch.ones(3, 2)}, batch_size=[3])
     env_ret = EnvRet("env_0", obs, torch.zeros(3), torch.zeros(3, dtype=torch.bool))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import mujoco
 
+from mjlab.utils.config import Config
 from mjlab.utils.string import resolve_matching_values
 
 PerJoint = float | Mapping[str, float]
@@ -19,7 +20,7 @@ PerJoint = float | Mapping[str, float]
 
 
 @dataclass(kw_only=True)
-class ActuatorCfg:
+class ActuatorCfg(Config):
     """Base: which joints, and joint properties every actuator type may set."""
 
     joint_names_expr: tuple[str, ...]

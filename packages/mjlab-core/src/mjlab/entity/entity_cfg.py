@@ -10,10 +10,11 @@ from pathlib import Path
 import mujoco
 
 from mjlab.actuator import ActuatorCfg
+from mjlab.utils.config import Config
 
 
 @dataclass(kw_only=True)
-class InitialStateCfg:
+class InitialStateCfg(Config):
     """Default state an entity is reset to (before reset events randomize it)."""
 
     pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -38,7 +39,7 @@ class InitialStateCfg:
 
 
 @dataclass(kw_only=True)
-class CollisionCfg:
+class CollisionCfg(Config):
     """Edits contact properties of the geoms whose names match; None leaves a property as is."""
 
     geom_names_expr: tuple[str, ...]
@@ -72,7 +73,7 @@ TERRAIN = "@terrain"
 
 
 @dataclass(kw_only=True)
-class ContactPairCfg:
+class ContactPairCfg(Config):
     """Explicit MuJoCo contact pairs (MJCF `<pair>`): every geom matching `geom1` with every geom
     matching `geom2`, whatever their contype/conaffinity. The pair's own parameters replace the
     geoms' (MuJoCo doc: "Contact/pair")."""
@@ -127,7 +128,7 @@ class ContactPairCfg:
 
 
 @dataclass(kw_only=True)
-class EntityArticulationInfoCfg:
+class EntityArticulationInfoCfg(Config):
     """Actuation of an articulated entity."""
 
     actuators: tuple[ActuatorCfg, ...] = ()
@@ -143,7 +144,7 @@ class EntityArticulationInfoCfg:
 
 
 @dataclass(kw_only=True)
-class EntityCfg:
+class EntityCfg(Config):
     """An entity: its MJCF, default state, actuation and contact edits."""
 
     spec_fn: Callable[[], mujoco.MjSpec]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-import gymnasium as gym
 import numpy as np
 import torch
 
@@ -23,7 +22,7 @@ from mjlab.managers import (
 from mjlab.scene import Scene
 from mjlab.sim import Simulation
 from mjlab.utils import snapshot
-from mjlab.utils.config import copy_config, validate_config
+from mjlab.utils.config import copy_config, freeze_config, validate_config
 
 VecEnvObs = dict[str, torch.Tensor | dict[str, torch.Tensor]]
 
@@ -40,7 +39,10 @@ class ManagerBasedRlEnv:
         cfg: the task config. The env works on its own copy (`self.cfg`, made by
             `mjlab.utils.config.copy_config`: the config structure is copied, term functions and
             live objects in params are shared): building and running it never changes `cfg`,
-            so one config can build several independent envs.
+            so one config can build several independent envs. `self.cfg` is read-only
+            (`mjlab.utils.config.freeze_config`): assigning to it, or to anything in it, raises
+            `FrozenConfigError` (an AttributeError); change `cfg` (or
+            `copy.deepcopy(env.cfg)`) and build a new env instead.
         device: "cpu" or "cuda:N"; the simulation backend follows it (cfg.sim.backend="auto").
         render_mode: None or "rgb_array".
         rng_device: device of the env's random generator `rng` (None: `device`). "cpu" makes a
@@ -68,7 +70,9 @@ class ManagerBasedRlEnv:
     ):
         # The whole config, again: fields edited after construction are checked here.
         validate_config(cfg)
-        self.cfg = copy_config(cfg)
+        # The env's own copy, read-only from here on: everything below (simulation, buffers,
+        # managers) is built from it once, so a later edit could only half-apply.
+        self.cfg = freeze_config(copy_config(cfg), "env.cfg")
         cfg = self.cfg
         self.device = torch.device(device)
         self.render_mode = render_mode
@@ -123,6 +127,10 @@ class ManagerBasedRlEnv:
         return self
 
     def _configure_spaces(self) -> None:
+        # Imported when an env is built, not with this module: task configs import
+        # `mjlab.envs`, and loading a config should not pay for gymnasium's import.
+        import gymnasium as gym
+
         self.single_observation_space = gym.spaces.Dict()
         for group, dims in self.observation_manager.group_dims.items():
             self.single_observation_space[group] = gym.spaces.Box(

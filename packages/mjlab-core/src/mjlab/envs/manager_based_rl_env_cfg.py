@@ -18,7 +18,7 @@ from mjlab.managers import (
 )
 from mjlab.scene import SceneCfg
 from mjlab.sim import SimulationCfg
-from mjlab.utils.config import check_int
+from mjlab.utils.config import Config, check_int
 
 _TERM_DICTS = {
     "observations": ObservationGroupCfg,
@@ -33,7 +33,7 @@ _TERM_DICTS = {
 
 
 @dataclass(kw_only=True)
-class ViewerCfg:
+class ViewerCfg(Config):
     """How `ManagerBasedRlEnv.render` (and `play --video`) frames env 0."""
 
     camera: str | None = None
@@ -65,7 +65,7 @@ class ViewerCfg:
 
 
 @dataclass(kw_only=True)
-class ManagerBasedRlEnvCfg:
+class ManagerBasedRlEnvCfg(Config):
     """A task as data: scene, physics, and the term dicts of every manager.
 
     step_dt = sim.mujoco.timestep * decimation; max_episode_length = ceil(episode_length_s /

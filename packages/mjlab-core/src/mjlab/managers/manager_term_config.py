@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg  # noqa: F401  (re-exported)
-from mjlab.utils.config import check_int, check_range
+from mjlab.utils.config import Config, check_int, check_range
 from mjlab.utils.math import rand, randn
 
 
 @dataclass(kw_only=True)
-class ManagerTermBaseCfg:
+class ManagerTermBaseCfg(Config):
     """A term: a function `(env, **params) -> Tensor`, or a class constructed once as
     `cls(cfg, env)` whose instances are called like the function and may define
     `reset(env_ids)`."""
@@ -44,7 +44,7 @@ class ManagerTermBaseCfg:
 
 # -- observations ---------------------------------------------------------------------------------
 @dataclass(kw_only=True)
-class NoiseCfg:
+class NoiseCfg(Config):
     """Additive noise on an observation term."""
 
     def apply(self, value, generator):  # pragma: no cover - abstract
@@ -117,7 +117,7 @@ class ObservationTermCfg(ManagerTermBaseCfg):
 
 
 @dataclass(kw_only=True)
-class ObservationGroupCfg:
+class ObservationGroupCfg(Config):
     """A group of terms, e.g. "actor" or "critic"."""
 
     terms: dict[str, ObservationTermCfg | None] = field(default_factory=dict)
@@ -156,7 +156,7 @@ class ObservationGroupCfg:
 
 # -- actions ----------------------------------------------------------------------------------------
 @dataclass(kw_only=True)
-class ActionTermCfg:
+class ActionTermCfg(Config):
     """An action term maps part of the policy action to actuator commands of one entity."""
 
     class_type: type
@@ -246,7 +246,7 @@ class EventTermCfg(ManagerTermBaseCfg):
 
 # -- commands ---------------------------------------------------------------------------------------
 @dataclass(kw_only=True)
-class CommandTermCfg:
+class CommandTermCfg(Config):
     """A command generator (e.g. a velocity command), resampled every `resampling_time_range`."""
 
     class_type: type

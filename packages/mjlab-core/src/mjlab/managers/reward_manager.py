@@ -20,11 +20,16 @@ class RewardManager(ManagerBase):
     are logged as `Metrics/nonfinite_reward/<term>` (only when not zero) and the first one of
     each term is warned about, naming it. With `cfg.nonfinite_rewards = "raise"` the step raises
     instead (one host sync per step: a debugging setting).
+
+    A term whose weight is 0 when the env is built is off: it is neither prepared nor called
+    (it need not be computable for this task, e.g. its sensor may be missing), and its
+    `Episode_Reward/<term>` is logged as 0 so that curves keep their columns. Its weight cannot
+    be raised later; give it a non-zero weight in the config to use it.
     """
 
     kind = "Reward term"
     # Derived from the weights and dt; a setting of this process, not env state.
-    _snapshot_exclude = ("_weights_dt", "host_checks")
+    _snapshot_exclude = ("_weights_dt", "host_checks", "_zero")
 
     def __init__(self, cfg: dict[str, RewardTermCfg | None], env):
         super().__init__(cfg, env)
@@ -34,12 +39,21 @@ class RewardManager(ManagerBase):
                 raise ValueError(
                     f"Reward term '{name}' has no weight: set RewardTermCfg(weight=...)."
                 )
+            if term.weight == 0.0:
+                continue  # off: never prepared nor called (see the class docstring)
             self.prepare_term(name, term)
             value = term.func(env, **term.params)
             self.check_output(
                 name, value, (n,), "float", "Reduce over the last dimension, e.g. .sum(dim=1)."
             )
         self.terms = {k: v for k, v in self.cfg.items() if v.weight != 0.0}
+        active = list(self.terms)
+        self._log_order = tuple(
+            (name, active.index(name) if name in self.terms else None) for name in self.cfg
+        )
+        """(term name, its column in the active terms, or None for a zero-weight term), in
+        config order: the order of the `Episode_Reward/*` log keys."""
+        self._zero = torch.zeros((), device=env.device)
         t = len(self.terms)
         self._episode_sums = torch.zeros(n, t, device=env.device)
         """(num_envs, terms) each term's weighted reward summed over the episode so far."""
@@ -147,8 +161,8 @@ class RewardManager(ManagerBase):
         self._nonfinite.zero_()
         # Tensors, not floats: no host sync inside step (loggers average them).
         means = self._episode_sums[env_ids].mean(dim=0) / seconds
-        for i, name in enumerate(self.terms):
-            log[f"Episode_Reward/{name}"] = means[i]
+        for name, i in self._log_order:
+            log[f"Episode_Reward/{name}"] = self._zero if i is None else means[i]
         self._episode_sums[env_ids] = 0.0
         for term in self.terms.values():
             self.reset_term(term, env_ids)

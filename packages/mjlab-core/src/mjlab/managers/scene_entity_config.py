@@ -6,11 +6,13 @@ from dataclasses import dataclass, field
 
 import torch
 
+from mjlab.utils.config import Config
+
 _ALL = slice(None)
 
 
 @dataclass
-class SceneEntityCfg:
+class SceneEntityCfg(Config):
     """Selects an entity of the scene and, by regex, some of its parts; resolved once when the
     managers start (so terms index with precomputed ids, never regexes, in the hot path).
 

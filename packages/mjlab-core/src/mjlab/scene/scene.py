@@ -11,10 +11,11 @@ import torch
 
 from mjlab.entity import Entity, EntityCfg
 from mjlab.sensor import Sensor, SensorCfg
+from mjlab.utils.config import Config
 
 
 @dataclass(kw_only=True)
-class SceneCfg:
+class SceneCfg(Config):
     """What the world holds."""
 
     num_envs: int = 1

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from mjlab.sensor.sensor_base import Sensor, SensorCfg, sensordata_slice
+from mjlab.utils.config import Config
 from mjlab.utils.string import resolve_matching_names
 
 _MODE_OBJ = {
@@ -23,7 +24,7 @@ _REDUCE_NETFORCE = 3
 
 
 @dataclass(kw_only=True)
-class ContactMatch:
+class ContactMatch(Config):
     """A set of objects on one side of a contact."""
 
     mode: Literal["body", "geom", "subtree"] = "body"

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 import mujoco
 import torch
 
+from mjlab.utils.config import Config
+
 
 @dataclass(kw_only=True)
-class SensorCfg:
+class SensorCfg(Config):
     """A sensor of the scene."""
 
     name: str

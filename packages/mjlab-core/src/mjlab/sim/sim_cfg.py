@@ -7,6 +7,8 @@ from typing import Literal
 
 import mujoco
 
+from mjlab.utils.config import Config
+
 _INTEGRATORS = {
     "euler": mujoco.mjtIntegrator.mjINT_EULER,
     "rk4": mujoco.mjtIntegrator.mjINT_RK4,
@@ -38,7 +40,7 @@ def _flag_bits(names: tuple[str, ...], enum: type, prefix: str, field_name: str)
 
 
 @dataclass(kw_only=True)
-class MujocoCfg:
+class MujocoCfg(Config):
     """MuJoCo physics options, written into the compiled model's `opt` (MuJoCo doc: mjOption)."""
 
     timestep: float = 0.005
@@ -112,7 +114,7 @@ class MujocoCfg:
 
 
 @dataclass(kw_only=True)
-class SimulationCfg:
+class SimulationCfg(Config):
     """How `num_envs` copies of one model are simulated."""
 
     mujoco: MujocoCfg = field(default_factory=MujocoCfg)

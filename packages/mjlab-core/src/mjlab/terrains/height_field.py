@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import RegularGridInterpolator
+
+from mjlab.utils.config import Config
 
 __all__ = [
     "FlatTerrainCfg",
@@ -71,7 +72,7 @@ def _platform_mask(shape: tuple[int, int], scale: float, width: float) -> np.nda
 
 
 @dataclass(kw_only=True)
-class SubTerrainCfg:
+class SubTerrainCfg(Config):
     """Base of the sub-terrain kinds."""
 
     proportion: float = 1.0
@@ -134,6 +135,10 @@ class RandomRoughTerrainCfg(SubTerrainCfg):
         x = np.arange(nx) * horizontal_scale
         y = np.arange(ny) * horizontal_scale
         gx, gy = np.meshgrid(x, y, indexing="ij")
+        # Imported here: scipy.interpolate takes ~1 s to import, and a task's config (which
+        # imports this module) must load without it; only generating a rough terrain needs it.
+        from scipy.interpolate import RegularGridInterpolator
+
         interp = RegularGridInterpolator((cx, cy), nodes, method="linear")
         return interp(np.stack([gx.ravel(), gy.ravel()], axis=-1)).reshape(shape)
 

@@ -21,6 +21,7 @@ import mujoco
 import numpy as np
 
 from mjlab.terrains.height_field import FlatTerrainCfg, SubTerrainCfg
+from mjlab.utils.config import Config
 
 __all__ = ["TerrainGenerator", "TerrainGeneratorCfg"]
 
@@ -37,7 +38,7 @@ def _cells(length: float, scale: float, name: str) -> int:
 
 
 @dataclass(kw_only=True)
-class TerrainGeneratorCfg:
+class TerrainGeneratorCfg(Config):
     """A ``num_rows x num_cols`` grid of sub-terrains; difficulty grows with the row."""
 
     size: tuple[float, float] = (8.0, 8.0)

@@ -10,6 +10,7 @@ import mujoco
 import torch
 
 from mjlab.terrains.terrain_generator import TerrainGenerator, TerrainGeneratorCfg
+from mjlab.utils.config import Config
 
 __all__ = ["TerrainImporter", "TerrainImporterCfg"]
 
@@ -18,7 +19,7 @@ TERRAIN_NAME = "terrain"
 
 
 @dataclass(kw_only=True)
-class TerrainImporterCfg:
+class TerrainImporterCfg(Config):
     """Which ground the scene gets and where env origins go on it."""
 
     terrain_type: Literal["plane", "generator"] = "plane"

@@ -1,12 +1,183 @@
-"""Copying configs as values."""
+"""Configs as values: strict config classes (`Config`), copies (`copy_config`), validation
+(`validate_config`) and the read-only config of a built env (`freeze_config`)."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import TypeVar
+import difflib
+import weakref
+from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+class UnknownFieldError(AttributeError):
+    """An assignment to an attribute that a config class does not declare: a misspelt or
+    nonexistent setting, which would otherwise be stored and never read."""
+
+
+class FrozenConfigError(dataclasses.FrozenInstanceError):
+    """An assignment to (part of) the config that a built env owns, `env.cfg`."""
+
+
+_SETTABLE: dict[type, frozenset[str]] = {}
+"""Config class -> the attribute names an instance may be given: its dataclass fields and the
+class's own settable descriptors (properties with a setter)."""
+
+_FROZEN: dict[int, tuple[weakref.ref, str]] = {}
+"""id of a frozen config -> (a weak reference to it, its path, e.g. "env.cfg.sim"). Kept
+outside the instance, so a copy (copy, deepcopy, pickle, dataclasses.replace) is editable."""
+
+
+class Config:
+    """Base of every mjlab config dataclass: assigning an attribute the class does not declare
+    raises `UnknownFieldError` naming the class, the attribute and the closest field, so a typo
+    (`cfg.episode_lenght_s = 5`) or a setting this version does not have fails where it is
+    written instead of being ignored. Declared fields are set as on any dataclass; copies,
+    pickling, `dataclasses.replace`, tyro and subclassing work as usual (a subclass's own
+    fields are declared fields).
+
+    A config that `freeze_config` froze (a built env's `env.cfg`) refuses every assignment with
+    `FrozenConfigError`.
+    """
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        cls = type(self)
+        settable = _SETTABLE.get(cls)
+        if settable is None:
+            settable = _SETTABLE[cls] = _settable_names(cls)
+        if name not in settable:
+            raise _unknown_field(cls, name, settable, self)
+        if _FROZEN and id(self) in _FROZEN:
+            raise FrozenConfigError(_frozen_message(f"{_FROZEN[id(self)][1]}.{name}"))
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if _FROZEN and id(self) in _FROZEN:
+            raise FrozenConfigError(_frozen_message(f"{_FROZEN[id(self)][1]}.{name}"))
+        object.__delattr__(self, name)
+
+
+def _settable_names(cls: type) -> frozenset[str]:
+    names = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
+    for klass in cls.__mro__:
+        names.update(
+            k for k, v in vars(klass).items() if hasattr(type(v), "__set__") and k[:2] != "__"
+        )
+    return frozenset(names)
+
+
+def _unknown_field(cls: type, name: str, settable: frozenset[str], obj: object) -> Exception:
+    fields = [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else []
+    close = difflib.get_close_matches(name, fields or sorted(settable), n=1, cutoff=0.6)
+    hint = f"did you mean '{close[0]}'?" if close else f"its fields are: {', '.join(fields)}."
+    return UnknownFieldError(
+        f"{cls.__name__} has no field '{name}'; {hint} (An attribute a config does not "
+        "declare would be stored and never read.)",
+        name=name,
+        obj=obj,
+    )
+
+
+def _frozen_message(path: str) -> str:
+    return (
+        f"{path} cannot be changed: this config belongs to a built env, which read it when it "
+        "was built, so a change now would not reach it. Change the config you built the env "
+        "from (or an editable copy, copy.deepcopy(env.cfg)) and build a new env."
+    )
+
+
+class _FrozenDict(dict):
+    """A dict of a frozen config: refuses changes; its copies (copy, deepcopy, pickle,
+    `copy_config`) are plain dicts."""
+
+    _where = "env.cfg"
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise FrozenConfigError(_frozen_message(self._where))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise FrozenConfigError(_frozen_message(f"{self._where}[{key!r}]"))
+
+    def __delitem__(self, key: Any) -> None:
+        raise FrozenConfigError(_frozen_message(f"{self._where}[{key!r}]"))
+
+    __ior__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+
+    def __copy__(self) -> dict:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict) -> dict:
+        return copy.deepcopy(dict(self), memo)
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        return dict, (dict(self),)
+
+
+class _FrozenList(list):
+    """A list of a frozen config: refuses changes; its copies are plain lists."""
+
+    _where = "env.cfg"
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise FrozenConfigError(_frozen_message(self._where))
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+
+    def __copy__(self) -> list:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict) -> list:
+        return copy.deepcopy(list(self), memo)
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        return list, (list(self),)
+
+
+def freeze_config(cfg: T, root: str = "env.cfg") -> T:
+    """Make `cfg` read-only in place: every `Config` in it (dataclass fields, dicts, lists and
+    tuples, all the way down) refuses assignments, and its dicts and lists refuse changes,
+    with `FrozenConfigError` naming the path from `root`. Copies of a frozen config (copy,
+    deepcopy, pickle, `copy_config`) are editable. Objects that are not mjlab configs (term
+    functions, tensors, other libraries' objects in params) are left as they are.
+
+    Returns `cfg`.
+    """
+    return _freeze(cfg, root)
+
+
+def _freeze(value: Any, path: str) -> Any:
+    if isinstance(value, Config):
+        key = id(value)
+        if key not in _FROZEN:
+            _FROZEN[key] = (weakref.ref(value, lambda _, key=key: _FROZEN.pop(key, None)), path)
+            for f in dataclasses.fields(value):  # type: ignore[arg-type]
+                item = getattr(value, f.name)
+                frozen = _freeze(item, f"{path}.{f.name}")
+                if frozen is not item:
+                    object.__setattr__(value, f.name, frozen)
+        return value
+    if type(value) is dict:
+        new_dict = _FrozenDict({k: _freeze(v, f"{path}[{k!r}]") for k, v in value.items()})
+        new_dict._where = path
+        return new_dict
+    if type(value) is list:
+        new_list = _FrozenList(_freeze(v, f"{path}[{i}]") for i, v in enumerate(value))
+        new_list._where = path
+        return new_list
+    if type(value) is tuple:
+        items = tuple(_freeze(v, f"{path}[{i}]") for i, v in enumerate(value))
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
+def is_frozen(cfg: object) -> bool:
+    """True for a config that `freeze_config` made read-only (not for its copies)."""
+    return id(cfg) in _FROZEN or isinstance(cfg, (_FrozenDict, _FrozenList))
 
 
 def copy_config(value: T) -> T:
@@ -20,12 +191,13 @@ def copy_config(value: T) -> T:
             object.__setattr__(new, f.name, copy_config(getattr(value, f.name)))
         return new
     if isinstance(value, dict):
-        new_dict = copy.copy(value)  # keeps the dict's type
+        new_dict = copy.copy(value)  # keeps the dict's type (a frozen one's copy is a dict)
         for key, item in value.items():
             new_dict[key] = copy_config(item)
         return new_dict
     if isinstance(value, list):
-        return type(value)(copy_config(v) for v in value)  # type: ignore[return-value]
+        kind = list if isinstance(value, _FrozenList) else type(value)
+        return kind(copy_config(v) for v in value)  # type: ignore[return-value]
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return tuple(copy_config(v) for v in value)  # type: ignore[return-value]
     return value

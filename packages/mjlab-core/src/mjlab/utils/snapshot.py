@@ -40,8 +40,13 @@ def _is_ours(obj: Any) -> bool:
 
 
 def _walkable(obj: Any) -> bool:
-    """An object of ours (or a subclass of ours) that holds run-time state."""
-    return not isinstance(obj, _CODE) and not dataclasses.is_dataclass(obj) and _is_ours(obj)
+    """An object of ours (or a subclass of ours) that holds run-time state; containers (a
+    frozen config's dicts and lists are ours too) are walked as containers."""
+    return (
+        not isinstance(obj, (*_CODE, dict, list, tuple))
+        and not dataclasses.is_dataclass(obj)
+        and _is_ours(obj)
+    )
 
 
 def _term_instance(obj: Any) -> bool:

@@ -23,6 +23,7 @@ import tyro
 
 from mjlab.deploy.control import DEFERRED_SIGNALS
 from mjlab.deploy.policy import OnnxPolicy
+from mjlab.deploy.strict import Config
 
 
 def parse_command(text: str) -> tuple[float, ...]:
@@ -74,7 +75,7 @@ _CommandArg = Annotated[
 
 
 @dataclasses.dataclass
-class Inspect:
+class Inspect(Config):
     """Print the policy's deployment metadata as tables."""
 
     policy: tyro.conf.Positional[Path]
@@ -82,7 +83,7 @@ class Inspect:
 
 
 @dataclasses.dataclass
-class Bench:
+class Bench(Config):
     """Time single-observation inference on one onnxruntime thread (p50/p99)."""
 
     policy: tyro.conf.Positional[Path]
@@ -92,7 +93,7 @@ class Bench:
 
 
 @dataclasses.dataclass
-class Sim2sim:
+class Sim2sim(Config):
     """Run the policy in plain MuJoCo on its mujoco-menagerie robot (needs mjlab-export[sim])."""
 
     policy: tyro.conf.Positional[Path]
@@ -116,7 +117,7 @@ class Sim2sim:
 
 
 @dataclasses.dataclass
-class Run:
+class Run(Config):
     """Run the policy in the robot-side control loop (fixed rate, soft start, faults -> damping)
     on a robot; `mujoco` is the policy's robot in plain MuJoCo (needs mjlab-export[sim])."""
 

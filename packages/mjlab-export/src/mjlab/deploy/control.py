@@ -73,6 +73,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from mjlab.deploy.policy import OnnxPolicy
+from mjlab.deploy.strict import Config
 
 LOOP_TERMS = ("last_action",)
 """Observation funcs the loop computes itself (the previous raw action; zeros at takeover);
@@ -129,7 +130,7 @@ class Robot(Protocol):
 
 
 @dataclass
-class SafetyCfg:
+class SafetyCfg(Config):
     """Limits and timings of `ControlLoop`. Per-joint values are one number or one per joint."""
 
     soft_start_s: float = 2.0

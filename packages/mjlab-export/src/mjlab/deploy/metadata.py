@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from mjlab.deploy.strict import Config
+
 SCHEMA_VERSION = 4
 """Version of the JSON layout this module writes; it reads versions 1..SCHEMA_VERSION.
 Version 2 added observation `delay`, `action_clip`, `clip_actions`, `joint_pos_limits`,
@@ -77,7 +79,7 @@ MUJOCO_OPTION_NAMES: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(kw_only=True)
-class RobotModelSpec:
+class RobotModelSpec(Config):
     """Where the robot model comes from and where its base starts.
 
     Raises:
@@ -114,7 +116,7 @@ class RobotModelSpec:
 
 
 @dataclass(kw_only=True)
-class ObservationTermSpec:
+class ObservationTermSpec(Config):
     """One actor observation term, in the order the policy reads them.
 
     Processing (as mjlab's ObservationManager, in float32): raw value -> clip -> scale -> a line
@@ -185,7 +187,7 @@ class ObservationTermSpec:
 
 
 @dataclass(kw_only=True)
-class CommandSpec:
+class CommandSpec(Config):
     """A command the policy follows.
 
     Raises:
@@ -230,7 +232,7 @@ class CommandSpec:
 
 
 @dataclass(kw_only=True)
-class MotionSpec:
+class MotionSpec(Config):
     """The reference motion a tracking policy was trained on (`mjlab.deploy.motion` plays it).
 
     Raises:
@@ -273,7 +275,7 @@ IMAGE_DATA_TYPES = ("rgb", "depth")
 
 
 @dataclass(kw_only=True)
-class ImageInputSpec:
+class ImageInputSpec(Config):
     """One camera input of an image policy (v4): an ONNX input besides "obs".
 
     What the robot gives (`OnnxPolicy.preprocess_image`): "rgb", an (H, W, 3) uint8 frame;
@@ -338,7 +340,7 @@ class ImageInputSpec:
 
 
 @dataclass(kw_only=True)
-class DeploymentMetadata:
+class DeploymentMetadata(Config):
     """Versioned description of a policy's interface and of the robot it drives.
 
     Every per-joint list follows `joint_names` (the control order), never the actuator

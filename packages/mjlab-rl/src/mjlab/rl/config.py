@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mjlab.utils.config import Config
+
 # Activation names rsl-rl-lib 5.x resolves (rsl_rl.utils.resolve_nn_activation, case-insensitive).
 _ACTIVATIONS = (
     "elu",
@@ -32,7 +34,7 @@ _WANDB_WRITER = "mjlab.rl.log_writer:MjlabWandbLogWriter"
 
 
 @dataclass(kw_only=True)
-class RslRlModelCfg:
+class RslRlModelCfg(Config):
     """Config for a single neural network model (actor or critic).
 
     Raises:
@@ -100,7 +102,7 @@ class RslRlModelCfg:
 
 
 @dataclass(kw_only=True)
-class RslRlPpoAlgorithmCfg:
+class RslRlPpoAlgorithmCfg(Config):
     """Config for the PPO algorithm (Schulman et al. 2017, arXiv:1707.06347).
 
     Raises:
@@ -175,7 +177,7 @@ class RslRlPpoAlgorithmCfg:
 
 
 @dataclass(kw_only=True)
-class RslRlBaseRunnerCfg:
+class RslRlBaseRunnerCfg(Config):
     """Runner settings shared by rsl-rl runners: rollout length, saving, logging, resuming.
 
     Raises:

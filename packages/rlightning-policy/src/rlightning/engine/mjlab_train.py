@@ -30,9 +30,10 @@ class TaskEnvFactory:
 def _cfg_types():
     from mjlab.envs import ManagerBasedRlEnvCfg
     from mjlab.rl import RslRlOnPolicyRunnerCfg
+    from mjlab.utils.config import Config
 
     @dataclasses.dataclass(kw_only=True)
-    class TrainRlightningCfg:
+    class TrainRlightningCfg(Config):
         """Training with the rlightning engines."""
 
         env: ManagerBasedRlEnvCfg

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -9,10 +10,41 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 _REQUIRED_TRAIN_CFG_KEYS = ("algorithm", "actor", "critic", "num_steps_per_env")
 
 
-class PolicyConfig(BaseModel):
+class UnknownFieldError(AttributeError, ValueError):
+    """An assignment to an attribute that a config does not declare (a misspelt or nonexistent
+    setting). A ValueError too, as pydantic's own refusal was."""
+
+
+class _StrictModel(BaseModel):
+    """A pydantic config whose unknown attributes are refused at assignment with the closest
+    field named (pydantic's `extra="forbid"` refuses them at construction)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        cls = type(self)
+        if (
+            not name.startswith("_")
+            and name not in cls.model_fields
+            and not isinstance(getattr(cls, name, None), property)
+        ):
+            fields = list(cls.model_fields)
+            close = difflib.get_close_matches(name, fields, n=1, cutoff=0.6)
+            hint = (
+                f"did you mean '{close[0]}'?" if close else f"its fields are: {', '.join(fields)}."
+            )
+            raise UnknownFieldError(
+                f"{cls.__name__} has no field '{name}'; {hint} (An attribute a config does not "
+                "declare would be stored and never read.)",
+                name=name,
+                obj=self,
+            )
+        super().__setattr__(name, value)
+
+
+class PolicyConfig(_StrictModel):
     """What a policy is: its model/algorithm description and where it runs.
 
-    Unknown fields are rejected, so a misspelled option fails here instead of being ignored.
+    Unknown fields are rejected, at construction and at assignment, so a misspelled option fails
+    here instead of being ignored.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -59,7 +91,7 @@ Config = PolicyConfig | dict[str, Any]
 ``train_cfg``) or an rsl-rl ``train_cfg`` dict."""
 
 
-class TrainConfig(BaseModel):
+class TrainConfig(_StrictModel):
     """How a training run goes: length, checkpoints, seed, console output."""
 
     model_config = ConfigDict(extra="forbid")

@@ -8,11 +8,12 @@ import torch
 
 from mjlab.managers.command_manager import CommandTerm
 from mjlab.managers.manager_term_config import CommandTermCfg
+from mjlab.utils.config import Config
 from mjlab.utils.math import rand, sample_uniform, wrap_to_pi
 
 
 @dataclass(kw_only=True)
-class VelocityRanges:
+class VelocityRanges(Config):
     """Sampling ranges of the base velocity command (base frame)."""
 
     lin_vel_x: tuple[float, float] = (-1.0, 1.0)

@@ -21,6 +21,7 @@ import mujoco_menagerie
 
 from mjlab.actuator import PositionActuatorCfg
 from mjlab.entity import CollisionCfg, EntityArticulationInfoCfg, EntityCfg, InitialStateCfg
+from mjlab.utils.config import Config
 
 NATURAL_FREQ = 10.0 * 2.0 * math.pi
 """w, rad/s (10 Hz)."""
@@ -58,7 +59,7 @@ def pd_gains(
 
 
 @dataclass(frozen=True, kw_only=True)
-class RobotCfg:
+class RobotCfg(Config):
     """A Menagerie robot with PD position actuators on every joint: the model, the actuator
     constants and the body names tasks refer to. Joint-keyed dicts map joint-name regexes
     (full match) to values."""

@@ -18,10 +18,11 @@ from typing import Annotated, Literal
 import tyro
 
 from mjlab.tasks.tracking.motion import Motion
+from mjlab.utils.config import Config
 
 
 @dataclass
-class FromCsv:
+class FromCsv(Config):
     """Convert a retargeted CSV (per frame: root x y z, root quaternion, joint angles in model
     order) to a motion file, by forward kinematics on the robot model."""
 
@@ -40,7 +41,7 @@ class FromCsv:
 
 
 @dataclass
-class Synthetic:
+class Synthetic(Config):
     """Write a synthetic clip made from the G1 model (labelled "synthetic" in the file)."""
 
     clip: tyro.conf.Positional[Literal["squat", "arm_swing"]]
@@ -54,7 +55,7 @@ class Synthetic:
 
 
 @dataclass
-class Info:
+class Info(Config):
     """Print what a motion file holds."""
 
     motion: tyro.conf.Positional[Path]

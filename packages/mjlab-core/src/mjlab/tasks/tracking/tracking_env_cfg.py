@@ -30,10 +30,11 @@ from mjlab.tasks.robots import RobotCfg
 from mjlab.tasks.tracking import mdp as tracking
 from mjlab.terrains import TerrainImporterCfg
 from mjlab.terrains.terrain_importer import TERRAIN_NAME
+from mjlab.utils.config import Config
 
 
 @dataclass(kw_only=True)
-class TrackingRobotCfg:
+class TrackingRobotCfg(Config):
     """A humanoid in the tracking task: its `RobotCfg` and the bodies the task names."""
 
     robot: RobotCfg

@@ -27,10 +27,11 @@ from mjlab.tasks.robots import RobotCfg
 from mjlab.tasks.velocity.terrains import rough_terrain_cfg
 from mjlab.terrains import TerrainImporterCfg
 from mjlab.terrains.terrain_importer import TERRAIN_NAME
+from mjlab.utils.config import Config
 
 
 @dataclass(kw_only=True)
-class VelocityRobotCfg:
+class VelocityRobotCfg(Config):
     """A robot in the velocity task: its `RobotCfg` and what the task adds for it."""
 
     robot: RobotCfg

@@ -14,9 +14,10 @@ def _cfg_type() -> Any:
     """The `PlayCfg` dataclass (built on first use: its field types import mujoco)."""
     from mjlab.envs import ManagerBasedRlEnvCfg
     from mjlab.rl.config import RslRlOnPolicyRunnerCfg
+    from mjlab.utils.config import Config
 
     @dataclasses.dataclass(kw_only=True)
-    class PlayCfg:
+    class PlayCfg(Config):
         """Playing a policy."""
 
         env: ManagerBasedRlEnvCfg

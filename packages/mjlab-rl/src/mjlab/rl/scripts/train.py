@@ -33,6 +33,7 @@ from mjlab.rl.cli import (
 )
 from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
 from mjlab.rl.seeding import RunSeeds, seed_run, write_seeds
+from mjlab.utils.config import Config
 
 
 # rsl-rl's runner and wrapper import tensordict and with it torch's compiler stack (~10 s here):
@@ -46,7 +47,7 @@ def __getattr__(name: str):
 
 
 @dataclasses.dataclass(kw_only=True)
-class TrainCfg:
+class TrainCfg(Config):
     """Training run."""
 
     env: ManagerBasedRlEnvCfg
