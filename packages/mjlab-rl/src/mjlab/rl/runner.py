@@ -244,13 +244,15 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         Raises:
             FileNotFoundError: no such file.
             ValueError: not a valid checkpoint file (truncated, empty, random bytes, or data
-                that is not plain), or not an rsl-rl checkpoint.
+                that is not plain), damaged (`mjlab.rl.checkpoint.CheckpointError`: a zip
+                record whose bytes fail its CRC-32, checked by `verify_checkpoint` before
+                anything is read), or not an rsl-rl checkpoint.
             RuntimeError: state dicts that do not fit the models (with strict=True), naming the
                 missing and unexpected keys.
         """
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"No checkpoint file at {path}.")
+        from mjlab.rl.checkpoint import verify_checkpoint
+
+        path = verify_checkpoint(path)
         try:
             loaded = torch.load(path, weights_only=True, map_location=map_location)
         except (EOFError, zipfile.BadZipFile) as err:

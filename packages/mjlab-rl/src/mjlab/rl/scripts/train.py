@@ -19,6 +19,7 @@ import traceback
 from pathlib import Path
 
 from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
+from mjlab.rl.checkpoint import verify_checkpoint
 from mjlab.rl.cli import (
     choose_device,
     configure_wandb,
@@ -119,8 +120,10 @@ def run(task_id: str, cfg: TrainCfg) -> Path | None:
     log_root = Path(cfg.log_root).resolve()
     resume_path = None
     if cfg.agent.resume:
-        resume_path = find_checkpoint(
-            log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
+        resume_path = verify_checkpoint(
+            find_checkpoint(
+                log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
+            )
         )
     log_dir = (
         new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name) if rank == 0 else None
