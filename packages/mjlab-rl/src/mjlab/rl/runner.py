@@ -38,11 +38,23 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         train_cfg: the dict from `to_rsl_rl_train_cfg` (rsl-rl writes into it).
         log_dir: run folder (checkpoints, logs); None disables writing.
         device: torch device of the networks, e.g. "cpu" or "cuda:0".
+
+    Raises:
+        ValueError: PPO minibatches of 0 samples (`mjlab.rl.config.check_minibatch`; a warning
+            when they are very small).
     """
 
     def __init__(
         self, env: VecEnv, train_cfg: dict, log_dir: str | None = None, device: str = "cpu"
     ) -> None:
+        from mjlab.rl.config import check_minibatch
+
+        # Before rsl-rl builds anything: a zero-sized minibatch makes every update a no-op.
+        check_minibatch(
+            env.num_envs,
+            train_cfg["num_steps_per_env"],
+            train_cfg.get("algorithm", {}).get("num_mini_batches", 1),
+        )
         super().__init__(env, train_cfg, log_dir, device)
         self.progress: Any = None
         """The run's `mjlab.rl.progress.TrainingProgress` (its `records` are the curve)."""

@@ -31,8 +31,9 @@ from mjlab.rl.cli import (
     remove_unused_run_dir,
     run_command,
 )
-from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
+from mjlab.rl.config import RslRlOnPolicyRunnerCfg, check_minibatch, to_rsl_rl_train_cfg
 from mjlab.rl.seeding import RunSeeds, seed_run, write_seeds
+from mjlab.utils.config import validate_config
 
 
 # rsl-rl's runner and wrapper import tensordict and with it torch's compiler stack (~10 s here):
@@ -102,9 +103,33 @@ def _exporting_runner() -> type:
     return _ExportingRunner
 
 
+def check_run_config(env_cfg: ManagerBasedRlEnvCfg, agent_cfg: RslRlOnPolicyRunnerCfg) -> None:
+    """The cross-field checks of a run, before anything is built: the whole env config
+    (`mjlab.utils.config.validate_config`, paths from "env") and the PPO minibatch size
+    (`mjlab.rl.config.check_minibatch`; its small-size warning comes from the runner).
+
+    Raises:
+        ValueError: the first problem, naming the field path (e.g. `env.actions['effort'].scale`).
+    """
+    import warnings
+
+    validate_config(env_cfg, "env")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the runner warns once, when it is built
+        check_minibatch(
+            env_cfg.scene.num_envs, agent_cfg.num_steps_per_env, agent_cfg.algorithm.num_mini_batches
+        )
+
+
 def run(task_id: str, cfg: TrainCfg) -> Path | None:
     """Train; returns the run folder (None on the ranks > 0 of a multi-GPU run, which write
-    nothing: rank 0 alone logs and saves)."""
+    nothing: rank 0 alone logs and saves).
+
+    Raises:
+        ValueError: an inconsistent run config (NaN/Inf or unordered ranges in the env config,
+            PPO minibatches of 0 samples), named by its field path, before anything is built.
+    """
+    check_run_config(cfg.env, cfg.agent)
     device = choose_device(cfg.device)
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     rank = 0
