@@ -49,8 +49,15 @@ def _set_gain(c):
         ("Mjlab-Velocity-Flat-Unitree-Go1", _set_command_range, "ranges.lin_vel_x"),
         ("Mjlab-Velocity-Flat-Unitree-Go1", _set_gain, "stiffness['.*_hip_joint'] is nan"),
     ],
-    ids=["action-scale-nan", "reward-weight-inf", "obs-scale-inf", "noise-nan", "event-range-order",
-         "command-range-order", "gain-nan"],
+    ids=[
+        "action-scale-nan",
+        "reward-weight-inf",
+        "obs-scale-inf",
+        "noise-nan",
+        "event-range-order",
+        "command-range-order",
+        "gain-nan",
+    ],
 )
 def test_non_finite_or_unordered_term_settings_are_refused_naming_the_field(task, edit, path):
     cfg = load_env_cfg(task)

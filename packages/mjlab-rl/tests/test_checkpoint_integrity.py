@@ -26,9 +26,13 @@ def _flip_bytes_in_largest_tensor(path: Path, count: int = 400) -> str:
     """Invert `count` bytes inside the largest tensor record (bit rot in a weight), keeping the
     zip directory intact; returns the record's name."""
     with zipfile.ZipFile(path) as archive:
-        info = max((i for i in archive.infolist() if "/data/" in i.filename), key=lambda i: i.file_size)
+        info = max(
+            (i for i in archive.infolist() if "/data/" in i.filename), key=lambda i: i.file_size
+        )
     raw = bytearray(path.read_bytes())
-    name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26 : info.header_offset + 30])
+    name_len, extra_len = struct.unpack(
+        "<HH", raw[info.header_offset + 26 : info.header_offset + 30]
+    )
     start = info.header_offset + 30 + name_len + extra_len
     n = min(count, info.compress_size)
     raw[start : start + n] = bytes(b ^ 0xFF for b in raw[start : start + n])

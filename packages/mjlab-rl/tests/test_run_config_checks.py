@@ -14,9 +14,12 @@ from mjlab.tasks import load_env_cfg, load_rl_cfg
         (["--env.actions.effort.scale", "nan"], "env.actions['effort'].scale is nan"),
         (
             [
-                "--env.scene.num-envs", "4",
-                "--agent.num-steps-per-env", "8",
-                "--agent.algorithm.num-mini-batches", "40",
+                "--env.scene.num-envs",
+                "4",
+                "--agent.num-steps-per-env",
+                "8",
+                "--agent.algorithm.num-mini-batches",
+                "40",
             ],
             "agent.algorithm.num_mini_batches 40 splits an update's 32 samples",
         ),

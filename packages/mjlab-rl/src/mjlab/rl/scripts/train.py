@@ -117,7 +117,9 @@ def check_run_config(env_cfg: ManagerBasedRlEnvCfg, agent_cfg: RslRlOnPolicyRunn
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the runner warns once, when it is built
         check_minibatch(
-            env_cfg.scene.num_envs, agent_cfg.num_steps_per_env, agent_cfg.algorithm.num_mini_batches
+            env_cfg.scene.num_envs,
+            agent_cfg.num_steps_per_env,
+            agent_cfg.algorithm.num_mini_batches,
         )
 
 
