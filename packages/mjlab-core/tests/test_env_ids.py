@@ -91,3 +91,11 @@ def test_managers_scene_sim_and_sensors_refuse_out_of_range_ids(env, part):
         target.reset(torch.tensor([1, 7]))
     with pytest.raises(TypeError, match="env_ids"):
         target.reset(torch.tensor([1.0]))
+
+
+def test_checked_ids_edited_in_place_are_checked_again():
+    ids = resolve_env_ids(torch.tensor([0, 1]), 4, "cpu")
+    assert resolve_env_ids(ids, 4, "cpu") is ids  # no second check (no sync) below the boundary
+    ids[1] = 9
+    with pytest.raises(ValueError, match=r"\[9\] outside"):
+        resolve_env_ids(ids, 4, "cpu")

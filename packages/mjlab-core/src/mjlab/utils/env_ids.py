@@ -25,13 +25,18 @@ def mark_checked(ids: torch.Tensor) -> torch.Tensor:
     """Mark a 1-D int64 tensor of valid env ids (made by the env itself, e.g. from `nonzero`)
     so that `resolve_env_ids` returns it without checking again; returns it."""
     key = id(ids)
-    _CHECKED[key] = (weakref.ref(ids, lambda _, key=key: _CHECKED.pop(key, None)), ids._version)
+    _CHECKED[key] = (weakref.ref(ids, lambda _, key=key: _CHECKED.pop(key, None)), _version(ids))
     return ids
 
 
-def _is_checked(value: Any) -> bool:
+def _version(ids: torch.Tensor) -> int:
+    # Tensors made under torch.inference_mode have no version counter: identity alone.
+    return -1 if ids.is_inference() else ids._version
+
+
+def _is_checked(value: torch.Tensor) -> bool:
     entry = _CHECKED.get(id(value))
-    return entry is not None and entry[0]() is value and entry[1] == value._version
+    return entry is not None and entry[0]() is value and entry[1] == _version(value)
 
 
 def resolve_env_ids(

@@ -36,6 +36,7 @@ from mjlab.deploy.frames import (
     quat_rotate_inverse,
     yaw_quat,
 )
+from mjlab.deploy.indices import resolve_index
 from mjlab.deploy.metadata import DeploymentMetadata
 
 ARRAY_FIELDS = (
@@ -181,10 +182,10 @@ class MotionPlayer:
         also `align` the reference to it (otherwise the alignment is kept).
 
         Raises:
+            TypeError: a frame that is not an integer (a float is never rounded).
             ValueError: a frame outside the motion, or only one of the two pose arguments.
         """
-        if not 0 <= frame < self.num_frames:
-            raise ValueError(f"frame must be in [0, {self.num_frames - 1}], got {frame}.")
+        frame = resolve_index(frame, self.num_frames, "frame")
         if (anchor_pos_w is None) != (anchor_quat_w is None):
             raise ValueError("Give both anchor_pos_w and anchor_quat_w to align, or neither.")
         self.frame = int(frame)

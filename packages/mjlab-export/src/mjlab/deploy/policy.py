@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mjlab.deploy.indices import resolve_rows
 from mjlab.deploy.metadata import (
     METADATA_KEY,
     CommandSpec,
@@ -151,7 +152,13 @@ class OnnxPolicy:
 
         Args:
             rows: for a batched runtime, only these rows start a new episode (the env's partial
-                reset); None: all of them (and the batch size may change).
+                reset): integer indices in [0, batch) or a boolean mask of length batch (the
+                env's done mask) meaning its True rows; None: all of them (and the batch size
+                may change).
+
+        Raises:
+            TypeError: float (or other non-integer) rows (`mjlab.deploy.indices.resolve_rows`).
+            ValueError: rows outside the batch or a mask of the wrong length.
         """
         if rows is None:
             self._history.clear()
@@ -162,9 +169,7 @@ class OnnxPolicy:
         batch = next(iter(self._history.values())).shape[1:-1]
         if len(batch) != 1:
             raise ValueError("reset(rows) needs a batched runtime ((batch, dim) terms).")
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        if rows.size and (rows.min() < -batch[0] or rows.max() >= batch[0]):
-            raise ValueError(f"reset rows {rows.tolist()} outside the batch of {batch[0]}.")
+        rows = resolve_rows(rows, batch[0], "rows")
         if self._refill is None:
             self._refill = np.zeros(batch[0], dtype=bool)
         self._refill[rows] = True
