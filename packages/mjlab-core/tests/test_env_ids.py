@@ -65,7 +65,7 @@ def test_any_other_env_ids_are_refused_naming_the_argument(given, error, message
 def test_env_reset_with_float_ids_resets_nothing_and_raises(env):
     env.step(torch.zeros(4, env.action_manager.total_action_dim))
     before = env.episode_length_buf.clone()
-    with pytest.raises(TypeError, match="env_ids .* float32 tensor"):
+    with pytest.raises(TypeError, match=r"env_ids .* float32 tensor"):
         env.reset(env_ids=torch.tensor([0.7, 2.9]))
     assert torch.equal(env.episode_length_buf, before)
 
