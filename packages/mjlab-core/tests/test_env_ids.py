@@ -33,7 +33,18 @@ def env():
         ([], []),
         (None, [0, 1, 2, 3]),
     ],
-    ids=["tensor", "numpy", "list", "int", "range", "mask", "numpy-mask", "list-mask", "empty", "all"],
+    ids=[
+        "tensor",
+        "numpy",
+        "list",
+        "int",
+        "range",
+        "mask",
+        "numpy-mask",
+        "list-mask",
+        "empty",
+        "all",
+    ],
 )
 def test_integer_ids_and_boolean_masks_select_the_envs_they_name(given, ids):
     assert resolve_env_ids(given, 4, "cpu").tolist() == ids
@@ -53,8 +64,18 @@ def test_integer_ids_and_boolean_masks_select_the_envs_they_name(given, ids):
         (torch.tensor([True, False, True]), ValueError, "mask of length 3"),
         (torch.zeros(2, 2, dtype=torch.long), ValueError, "1-D"),
     ],
-    ids=["float-tensor", "float-numpy", "float-list", "float", "bool", "str", "too-large",
-         "negative", "short-mask", "2-d"],
+    ids=[
+        "float-tensor",
+        "float-numpy",
+        "float-list",
+        "float",
+        "bool",
+        "str",
+        "too-large",
+        "negative",
+        "short-mask",
+        "2-d",
+    ],
 )
 def test_any_other_env_ids_are_refused_naming_the_argument(given, error, message):
     with pytest.raises(error, match="env_ids") as err:
@@ -78,7 +99,9 @@ def test_env_reset_with_a_done_mask_resets_the_true_rows(env):
     assert (env.episode_length_buf == 0).tolist() == [True, False, True, False]
 
 
-@pytest.mark.parametrize("part", ["reward_manager", "observation_manager", "scene", "sim", "sensor"])
+@pytest.mark.parametrize(
+    "part", ["reward_manager", "observation_manager", "scene", "sim", "sensor"]
+)
 def test_managers_scene_sim_and_sensors_refuse_out_of_range_ids(env, part):
     target = {
         "reward_manager": env.reward_manager,

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from mjlab.deploy.indices import resolve_rows
+from mjlab.deploy.integrity import verify_onnx_bytes
 from mjlab.deploy.metadata import (
     METADATA_KEY,
     CommandSpec,
@@ -37,9 +38,11 @@ class OnnxPolicy:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: not an ONNX model onnxruntime can load; metadata missing (unless allowed),
-            malformed, or inconsistent with the network's input/output sizes (the message
-            names the field).
+        ValueError: not an ONNX model onnxruntime can load; damaged (`OnnxIntegrityError`:
+            the file's bytes do not match the sha256 written at export, checked before
+            onnxruntime reads it; files without a digest load unchecked); metadata missing
+            (unless allowed), malformed, or inconsistent with the network's input/output sizes
+            (the message names the field).
     """
 
     def __init__(
@@ -61,10 +64,13 @@ class OnnxPolicy:
         options.intra_op_num_threads = intra_op_threads
         options.inter_op_num_threads = inter_op_threads
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        data = self.path.read_bytes()
+        self.verified = verify_onnx_bytes(data, self.path)
+        """Whether the file carried a digest (`mjlab.deploy.integrity`) and matched it; False
+        for files exported before digests were written (they load unchecked)."""
         try:
-            self.session = ort.InferenceSession(
-                str(self.path), options, providers=["CPUExecutionProvider"]
-            )
+            # From the verified bytes: the model that runs is the one that was checked.
+            self.session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
         except Exception as err:  # onnxruntime's own exception types (InvalidProtobuf, ...)
             raise ValueError(
                 f"{self.path} is not an ONNX model onnxruntime can load: {err}"
