@@ -70,3 +70,34 @@ def verify_onnx_bytes(data: bytes, path: str | os.PathLike) -> bool:
             "an incomplete copy or an edit). Copy it again, or export it again."
         )
     return True
+
+
+def verify_zip_archive(path: str | os.PathLike, what: str) -> None:
+    """Raise ValueError unless `path` is an undamaged zip archive (a `.npz` file): every entry
+    is read and compared with its CRC-32. Nothing is unpickled.
+
+    Args:
+        path: the file.
+        what: what the file should be, for messages (e.g. "motion file").
+
+    Raises:
+        ValueError: not a zip archive (its first bytes are shown), or damaged or truncated (the
+            failing entry is named).
+    """
+    import zipfile
+    import zlib
+
+    if not zipfile.is_zipfile(path):
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+        raise ValueError(f"{path} is not a .npz {what} (a zip archive; it starts with {head!r}).")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError) as err:
+        raise ValueError(f"{path} is damaged ({err}); copy it again.") from None
+    if bad is not None:
+        raise ValueError(
+            f"{path} is damaged: its entry '{bad}' does not match its CRC-32 (bit rot or an "
+            "incomplete copy); copy it again."
+        )

@@ -37,6 +37,7 @@ from mjlab.deploy.frames import (
     yaw_quat,
 )
 from mjlab.deploy.indices import resolve_index
+from mjlab.deploy.integrity import verify_zip_archive
 from mjlab.deploy.metadata import DeploymentMetadata
 
 ARRAY_FIELDS = (
@@ -91,8 +92,9 @@ class MotionPlayer:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: the policy is not a tracking policy, the file is not a motion file, or it is
-            not the motion the policy was trained on (a different content hash, joints or rate).
+        ValueError: the policy is not a tracking policy, the file is not a motion file or is
+            damaged (a zip entry that fails its CRC-32), or it is not the motion the policy was
+            trained on (a different content hash, joints or rate).
     """
 
     def __init__(self, path: str | os.PathLike, metadata: DeploymentMetadata):
@@ -105,6 +107,7 @@ class MotionPlayer:
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"No motion file at {self.path}.")
+        verify_zip_archive(self.path, "motion file")
         try:
             archive = np.load(self.path, allow_pickle=False)
         except Exception as err:
