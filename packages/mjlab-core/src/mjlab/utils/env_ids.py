@@ -115,5 +115,5 @@ def _as_tensor(env_ids: Any, name: str, num_envs: int) -> torch.Tensor:
 
 
 def _preview(values: list) -> str:
-    shown = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in values[:5]]
+    shown = [repr(round(v, 4)) if isinstance(v, float) else str(v) for v in values[:5]]
     return "[" + ", ".join(shown) + (", ...]" if len(values) > 5 else "]")

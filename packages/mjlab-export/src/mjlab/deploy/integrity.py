@@ -90,6 +90,11 @@ def verify_zip_archive(path: str | os.PathLike, what: str) -> None:
     if not zipfile.is_zipfile(path):
         with open(path, "rb") as handle:
             head = handle.read(12)
+        if head.startswith(b"PK"):
+            raise ValueError(
+                f"{path} is a truncated or damaged .npz {what} (its zip directory is missing); "
+                "copy it again."
+            )
         raise ValueError(f"{path} is not a .npz {what} (a zip archive; it starts with {head!r}).")
     try:
         with zipfile.ZipFile(path) as archive:

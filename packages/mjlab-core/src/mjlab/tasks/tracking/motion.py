@@ -474,6 +474,11 @@ def check_npz_archive(path: str | os.PathLike) -> None:
     if not zipfile.is_zipfile(path):
         with path.open("rb") as handle:
             head = handle.read(12)
+        if head.startswith(b"PK"):
+            raise ValueError(
+                f"{path} is a truncated or damaged .npz archive (its zip directory is missing); "
+                "copy or convert it again."
+            )
         raise ValueError(
             f"{path} is not a .npz motion file (a numpy zip archive; it starts with {head!r}). "
             "Make one with `mjlab-motion from-csv` or `mjlab-motion synthetic`."
