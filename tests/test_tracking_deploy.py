@@ -86,6 +86,17 @@ def test_the_player_refuses_another_motion_and_a_tracking_policy_needs_its_file(
     other = g1_synthetic_motion("arm_swing").save(tmp_path / "swing.npz")
     with pytest.raises(ValueError, match="not the motion this policy was trained on"):
         MotionPlayer(other, meta)
+    # A damaged copy of the right file is refused by its zip CRC-32s, naming the file.
+    _, _, _, motion = exported
+    damaged = tmp_path / "damaged.npz"
+    raw = bytearray(motion.read_bytes())
+    raw[200:208] = bytes(b ^ 0xFF for b in raw[200:208])
+    damaged.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="damaged") as err:
+        MotionPlayer(damaged, meta)
+    assert str(damaged) in str(err.value)
+    with pytest.raises(TypeError, match="frame must be an integer"):
+        MotionPlayer(motion, meta).reset(2.5)
     with pytest.raises(SystemExit) as exit_info:
         deploy_main(["sim2sim", str(policy)])
     assert exit_info.value.code == 2

@@ -125,6 +125,22 @@ def test_a_motion_at_another_rate_or_for_another_robot_is_refused_naming_the_fix
         _env(motion_file=str(tmp_path / "swapped.npz"))
 
 
+def test_a_motion_file_in_degrees_or_upside_down_is_refused_when_the_env_is_built(tmp_path):
+    import dataclasses
+
+    import numpy as np
+
+    motion = g1_synthetic_motion("squat")
+    dataclasses.replace(motion, joint_pos=np.degrees(motion.joint_pos)).save(tmp_path / "deg.npz")
+    with pytest.raises(ValueError, match=r"deg\.npz: joint .* Degrees\?"):
+        _env(num_envs=1, motion_file=str(tmp_path / "deg.npz"))
+    flipped = motion.body_quat_w.copy()
+    flipped[..., :] = flipped[..., [1, 0, 3, 2]]  # wxyz read in the wrong order: 180 deg about x
+    dataclasses.replace(motion, body_quat_w=flipped).save(tmp_path / "flip.npz")
+    with pytest.raises(ValueError, match="upside down"):
+        _env(num_envs=1, motion_file=str(tmp_path / "flip.npz"))
+
+
 def test_the_no_state_estimation_variant_drops_the_anchor_position_and_base_velocity():
     full = load_env_cfg(TASK).observations["actor"].terms
     blind = load_env_cfg(TASK + "-No-State-Estimation").observations["actor"].terms

@@ -160,3 +160,90 @@ def test_a_csv_with_the_wrong_number_of_columns_names_what_the_robot_needs(tmp_p
     np.savetxt(tmp_path / "bad.csv", np.zeros((4, 30)), delimiter=",")
     with pytest.raises(ValueError, match="30 columns per frame; this robot needs 36"):
         motion_from_csv(tmp_path / "bad.csv", model, fps=30.0)
+
+
+def _convert(tmp_path, *args):
+    return cli.main(["from-csv", str(tmp_path / "m.csv"), "-o", str(tmp_path / "m.npz"), *args])
+
+
+def _one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("mjlab-motion: error:"), err
+    return err
+
+
+def test_a_wxyz_csv_converted_as_xyzw_is_refused_as_upside_down(tmp_path, squat, capsys):
+    _write_csv(tmp_path / "m.csv", squat, quat_order="wxyz")
+    with pytest.raises(SystemExit) as stop:
+        _convert(tmp_path, "--fps", "50")
+    assert stop.value.code == 2
+    err = _one_line_error(capsys)
+    assert "upside down" in err and "--quat-order" in err
+    assert not (tmp_path / "m.npz").exists()
+    _convert(tmp_path, "--fps", "50", "--quat-order", "wxyz")  # the right order converts
+
+
+def test_joint_angles_in_degrees_are_refused_with_a_degrees_hint(tmp_path, squat, capsys):
+    _write_csv(tmp_path / "m.csv", squat)
+    rows = np.loadtxt(tmp_path / "m.csv", delimiter=",")
+    rows[:, 7:] = np.degrees(rows[:, 7:])
+    np.savetxt(tmp_path / "m.csv", rows, delimiter=",")
+    with pytest.raises(SystemExit):
+        _convert(tmp_path, "--fps", "50")
+    assert "Degrees?" in _one_line_error(capsys)
+
+
+def test_a_root_position_in_centimetres_is_refused_naming_the_units(tmp_path, squat, capsys):
+    _write_csv(tmp_path / "m.csv", squat)
+    rows = np.loadtxt(tmp_path / "m.csv", delimiter=",")
+    rows[:, :3] *= 100.0
+    np.savetxt(tmp_path / "m.csv", rows, delimiter=",")
+    with pytest.raises(SystemExit):
+        _convert(tmp_path, "--fps", "50")
+    assert "metres" in _one_line_error(capsys)
+
+
+def test_a_jump_in_the_root_orientation_is_refused_naming_the_frames(tmp_path, squat, capsys):
+    _write_csv(tmp_path / "m.csv", squat)
+    rows = np.loadtxt(tmp_path / "m.csv", delimiter=",")
+    rows[100:, 3:7] = [0.0, 0.0, np.sin(0.75), np.cos(0.75)]  # a 1.5 rad yaw step, xyzw
+    np.savetxt(tmp_path / "m.csv", rows, delimiter=",")
+    with pytest.raises(SystemExit):
+        _convert(tmp_path, "--fps", "50")
+    assert "jumps by 1.50 rad between frames 99 and 100" in _one_line_error(capsys)
+
+
+def test_a_huge_output_fps_is_refused_before_anything_is_allocated(tmp_path, squat, capsys):
+    import tracemalloc
+
+    _write_csv(tmp_path / "m.csv", squat)
+    tracemalloc.start()
+    with pytest.raises(SystemExit):
+        _convert(tmp_path, "--fps", "50", "--output-fps", "1e9")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert "--output-fps 1e+09 is beyond 1000 Hz" in _one_line_error(capsys)
+    assert peak < 200e6
+
+
+def test_info_on_a_text_file_is_one_line_without_pickle_advice(tmp_path, capsys):
+    (tmp_path / "notes.npz").write_text("these are my notes\n")
+    with pytest.raises(SystemExit):
+        cli.main(["info", str(tmp_path / "notes.npz")])
+    err = _one_line_error(capsys)
+    assert "is not a .npz motion file" in err and "pickle" not in err
+
+
+def test_a_damaged_motion_file_is_refused_naming_the_entry(tmp_path, squat):
+    import zipfile
+
+    path = squat.save(tmp_path / "squat.npz")
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("joint_pos.npy")
+    raw = bytearray(path.read_bytes())
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra) + 40
+    raw[start : start + 8] = bytes(b ^ 0xFF for b in raw[start : start + 8])
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="damaged") as err:
+        Motion.load(path)
+    assert str(path) in str(err.value)

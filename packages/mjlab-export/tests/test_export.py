@@ -137,3 +137,46 @@ def test_failed_parity_check_raises_and_leaves_no_file(tmp_path, go1_meta):
 def test_actor_helper_refuses_what_is_not_an_rsl_rl_model():
     with pytest.raises(TypeError, match="has no as_onnx"):
         actor_from_rsl_rl(torch.nn.Linear(3, 3))
+
+
+def _flip_in_largest_initializer(path, count=400):
+    """Invert `count` bytes of the largest weight tensor in the file (bit rot)."""
+    model = onnx.load(str(path), load_external_data=False)
+    raw = max((t.raw_data for t in model.graph.initializer), key=len)
+    data = bytearray(path.read_bytes())
+    at = data.find(raw)
+    n = min(count, len(raw))
+    data[at : at + n] = bytes(b ^ 0xFF for b in data[at : at + n])
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_onnx_file_is_refused_naming_the_file(tmp_path, go1_meta, capsys):
+    from mjlab.deploy.cli import main
+    from mjlab.deploy.integrity import OnnxIntegrityError
+
+    path = export_policy(_actor(48, 12), tmp_path / "policy.onnx", go1_meta)
+    assert OnnxPolicy(path).verified
+    _flip_in_largest_initializer(path)
+    import onnxruntime as ort
+
+    ort.InferenceSession(str(path))  # what used to happen: onnxruntime runs the garbage weights
+    with pytest.raises(OnnxIntegrityError, match="sha256") as err:
+        OnnxPolicy(path)
+    assert str(path) in str(err.value)
+    with pytest.raises(SystemExit) as stop:
+        main(["inspect", str(path)])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(lines) == 1 and "is damaged" in lines[0], lines
+
+
+def test_an_onnx_file_without_a_digest_still_loads(tmp_path, go1_meta):
+    from mjlab.deploy.integrity import DIGEST_KEY
+
+    path = export_policy(_actor(48, 12), tmp_path / "policy.onnx", go1_meta)
+    model = onnx.load(str(path), load_external_data=False)
+    keep = [p for p in model.metadata_props if p.key != DIGEST_KEY]
+    del model.metadata_props[:]
+    model.metadata_props.extend(keep)
+    onnx.save_model(model, str(path))  # as exported before digests were written
+    policy = OnnxPolicy(path)
+    assert not policy.verified and policy.metadata == go1_meta

@@ -254,8 +254,33 @@ def test_reset_rows_refills_only_those_rows(tmp_path, make_meta, make_policy):
     # Row 0 continues (base_lin_vel delay 1 -> 3); row 1 starts again from its new value.
     assert obs[0, 0] == 3.0 and obs[1, 0] == 50.0
     assert obs[1, 12:36].tolist() == [50.0] * 24
-    with pytest.raises(ValueError, match="outside the batch of 2"):
+    with pytest.raises(ValueError, match=r"rows \[5\] outside \[0, 2\)"):
         policy.reset(rows=[5])
+
+
+def test_reset_with_a_done_mask_refills_only_its_true_rows(tmp_path, make_meta, make_policy):
+    meta = _delay_meta(make_meta, delay=1, history=2)
+    d = meta.obs_dim
+    policy = OnnxPolicy(make_policy(tmp_path / "p.onnx", np.zeros((d, 12)), np.zeros(12), meta))
+
+    def rows(a, b):
+        return {
+            k: np.stack([np.full_like(v, a), np.full_like(v, b)]) for k, v in _terms(1.0).items()
+        }
+
+    for v in (1.0, 2.0, 3.0):
+        policy.build_observation(rows(v, 10 * v))
+    policy.reset(np.array([False, True]))  # as an env returns `done`: row 1 ended
+    obs = policy.build_observation(rows(4.0, 50.0))
+    assert obs[0, 0] == 3.0 and obs[1, 0] == 50.0
+    for bad, error in (
+        (np.array([0.7]), TypeError),
+        ([1.0], TypeError),
+        (np.array([True, False, True]), ValueError),
+        ([-1], ValueError),
+    ):
+        with pytest.raises(error, match="rows"):
+            policy.reset(bad)
 
 
 def test_values_beyond_float32_are_refused_like_nan(tmp_path, go1_meta, make_policy):

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from mjlab.entity.entity_cfg import TERRAIN, EntityCfg
+from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import heading_from_quat, projected_gravity, quat_apply, quat_apply_inverse
 from mjlab.utils.string import resolve_matching_names, resolve_matching_values
 
@@ -400,6 +401,7 @@ class Entity:
     def reset(self, env_ids: torch.Tensor) -> None:
         """Write the default root state (at each env origin) and default joint state, and hold
         the default pose with position actuators. The caller runs `sim.forward()` afterwards."""
+        env_ids = resolve_env_ids(env_ids, self.num_envs, self.device)
         d = self.data
         if not self.is_fixed_base:
             state = d.default_root_state[env_ids].clone()

@@ -23,6 +23,7 @@ from mjlab.scene import Scene
 from mjlab.sim import Simulation
 from mjlab.utils import snapshot
 from mjlab.utils.config import copy_config, freeze_config, validate_config
+from mjlab.utils.env_ids import mark_checked, resolve_env_ids
 
 VecEnvObs = dict[str, torch.Tensor | dict[str, torch.Tensor]]
 
@@ -196,12 +197,20 @@ class ManagerBasedRlEnv:
 
         With a seed, the generators are reseeded first, so the same seed gives the same rollout.
         Only the reset envs' observation histories advance.
+
+        Args:
+            seed: reseed the env's generators first (None: keep them).
+            env_ids: integer ids in [0, num_envs) (tensor, array, list or int), or a boolean
+                mask of shape (num_envs,) (e.g. `terminated | truncated`) meaning its True
+                entries; None: every env (`mjlab.utils.env_ids.resolve_env_ids`).
+
+        Raises:
+            TypeError: float (or other non-integer) ids; nothing is reset.
+            ValueError: ids out of range or a mask of the wrong length; nothing is reset.
         """
+        env_ids = resolve_env_ids(env_ids, self.num_envs, self.device)
         if seed is not None:
             self.seed(seed)
-        if env_ids is None:
-            env_ids = torch.arange(self.num_envs, device=self.device)
-        env_ids = torch.as_tensor(env_ids, device=self.device, dtype=torch.long)
         self.extras = {"log": {}}
         self._reset_idx(env_ids)
         self.awaiting_reset[env_ids] = False
@@ -272,7 +281,7 @@ class ManagerBasedRlEnv:
         self.metrics_manager.compute()
 
         if self.cfg.auto_reset:
-            reset_ids = self.reset_buf.nonzero().flatten()
+            reset_ids = mark_checked(self.reset_buf.nonzero().flatten())  # valid by making
             if len(reset_ids) > 0:
                 self._reset_idx(reset_ids)
         else:

@@ -7,6 +7,7 @@ import torch
 from mjlab.managers.description import ActionTermDescription
 from mjlab.managers.manager_term_config import ActionTermCfg
 from mjlab.utils.config import copy_config
+from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import count_nonfinite, maybe_nonfinite, nonfinite_mask
 
 
@@ -153,6 +154,7 @@ class ActionManager:
             term.apply_actions()
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
+        env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
         self.prev_action[env_ids] = 0.0
         self.action[env_ids] = 0.0
         for term in self.terms.values():

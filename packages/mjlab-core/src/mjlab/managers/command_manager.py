@@ -6,6 +6,7 @@ import torch
 
 from mjlab.managers.manager_term_config import CommandTermCfg
 from mjlab.utils.config import copy_config
+from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import sample_duration_steps
 
 
@@ -191,6 +192,7 @@ class CommandManager:
             term._apply_hold()
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
+        env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
         log = {}
         for name, term in self.terms.items():
             for key, value in term.reset(env_ids).items():

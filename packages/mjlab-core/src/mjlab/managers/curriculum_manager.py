@@ -6,6 +6,7 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import CurriculumTermCfg
+from mjlab.utils.env_ids import resolve_env_ids
 
 
 class CurriculumManager(ManagerBase):
@@ -30,6 +31,7 @@ class CurriculumManager(ManagerBase):
             self._state[name] = term.func(self.env, env_ids, **term.params)
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
+        env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
         # Tensor values stay tensors: no host sync inside step (loggers average them).
         log: dict[str, float | torch.Tensor] = {}
         for name, value in self._state.items():

@@ -6,6 +6,7 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import EventTermCfg
+from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import sample_duration_steps
 
 
@@ -82,6 +83,7 @@ class EventManager(ManagerBase):
                 term.func(self.env, ids, **term.params)
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
+        env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
         for name, term in self.mode_terms["interval"].items():
             if not term.is_global_time and len(env_ids):
                 self._steps_left[name][env_ids] = self._sample_interval(term, len(env_ids))

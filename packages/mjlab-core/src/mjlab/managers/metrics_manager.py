@@ -6,6 +6,7 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import MetricsTermCfg
+from mjlab.utils.env_ids import resolve_env_ids
 
 
 class MetricsManager(ManagerBase):
@@ -31,6 +32,7 @@ class MetricsManager(ManagerBase):
             self._sums[name] += term.func(self.env, **term.params)
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, torch.Tensor]:
+        env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
         # Tensors, not numbers: no host sync inside step (loggers average them).
         log = {}
         steps = self._steps[env_ids].clamp(min=1)

@@ -20,6 +20,7 @@ from mjlab.managers.manager_term_config import (
     ObservationTermCfg,
     UniformNoiseCfg,
 )
+from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import count_nonfinite, maybe_nonfinite, nonfinite_mask, rand, randn
 
 
@@ -523,6 +524,7 @@ class ObservationManager(ManagerBase):
         )
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
+        env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
         for group_name, terms in self.group_terms.items():
             for name, term in terms.items():
                 self._buffers[group_name][name].reset(env_ids)

@@ -8,6 +8,7 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import RewardTermCfg
+from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import maybe_nonfinite, nonfinite_mask
 
 
@@ -142,6 +143,7 @@ class RewardManager(ManagerBase):
         return self._weights_dt[1]
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
+        env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
         log: dict[str, float | torch.Tensor] = {}
         seconds = self.env.max_episode_length_s
         # The per-term counts are read here (one device-to-host copy in a step with resets):

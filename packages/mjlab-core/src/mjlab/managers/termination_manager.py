@@ -6,6 +6,7 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import TerminationTermCfg
+from mjlab.utils.env_ids import resolve_env_ids
 
 
 class TerminationManager(ManagerBase):
@@ -60,6 +61,7 @@ class TerminationManager(ManagerBase):
         return self._term_dones[:, self._index[name]]
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, torch.Tensor]:
+        env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
         # Tensors, not numbers: no host sync inside step (loggers average them).
         counts = self._term_dones[env_ids].sum(dim=0).float()
         log = {f"Episode_Termination/{name}": counts[i] for i, name in enumerate(self.terms)}

@@ -12,6 +12,7 @@ import torch
 from mjlab.entity import Entity, EntityCfg
 from mjlab.sensor import Sensor, SensorCfg
 from mjlab.utils.config import Config
+from mjlab.utils.env_ids import resolve_env_ids
 
 
 @dataclass(kw_only=True)
@@ -156,6 +157,7 @@ class Scene:
     def reset(self, env_ids: torch.Tensor) -> None:
         """Default state for every entity in `env_ids` (at the current env origins), sensors
         cleared. The caller runs `sim.forward(env_ids)` once all writes are done."""
+        env_ids = resolve_env_ids(env_ids, self.cfg.num_envs, self.device)
         origins = self.env_origins
         for entity in self.entities.values():
             entity.data.env_origins = origins

@@ -44,6 +44,7 @@ import numpy as np
 import torch
 
 from mjlab.sensor.sensor_base import Sensor, SensorCfg
+from mjlab.utils.env_ids import resolve_env_ids
 
 DATA_TYPES = ("rgb", "depth")
 """Images a camera sensor can produce."""
@@ -236,6 +237,7 @@ class CameraSensor(Sensor):
         self._renderer = None
 
     def reset(self, env_ids) -> None:
+        env_ids = resolve_env_ids(env_ids, self.num_envs, self.device)
         self._stale[env_ids] = True
         self._any_stale = True
 

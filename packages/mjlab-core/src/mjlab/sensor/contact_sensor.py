@@ -11,6 +11,7 @@ import torch
 
 from mjlab.sensor.sensor_base import Sensor, SensorCfg, sensordata_slice
 from mjlab.utils.config import Config
+from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.string import resolve_matching_names
 
 _MODE_OBJ = {
@@ -182,6 +183,7 @@ class ContactSensor(Sensor):
         self._contact_steps = torch.where(contact, self._contact_steps + 1, 0)
 
     def reset(self, env_ids) -> None:
+        env_ids = resolve_env_ids(env_ids, self.num_envs, self.device)
         if not self.cfg.track_air_time:
             return
         for buf in (

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch
 
 from mjlab.sensor.sensor_base import Sensor, SensorCfg
+from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import quat_apply, yaw_quat
 
 
@@ -71,6 +72,7 @@ class HeightScan(Sensor):
         self._stale = True
 
     def reset(self, env_ids) -> None:
+        env_ids = resolve_env_ids(env_ids, self.num_envs, self.device)
         self._stale = True
 
     def _cast(self) -> None:

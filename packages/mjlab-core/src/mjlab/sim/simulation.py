@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from mjlab.sim.sim_cfg import SimulationCfg
+from mjlab.utils.env_ids import resolve_env_ids
 
 # Fields whose views are reshaped to the natural (num_envs, n, 3, 3) matrix layout.
 _MATRIX_FIELDS = {"xmat", "ximat", "geom_xmat", "site_xmat", "cam_xmat"}
@@ -339,15 +340,7 @@ class Simulation:
     def _ids(self, env_ids) -> np.ndarray | None:
         if env_ids is None:
             return None
-        if isinstance(env_ids, torch.Tensor):
-            if env_ids.dtype == torch.bool:
-                env_ids = env_ids.nonzero().flatten()
-            if self.backend == "warp":
-                return env_ids  # stays on device
-            env_ids = env_ids.cpu().numpy()
-        ids = np.asarray(env_ids, dtype=np.int64).reshape(-1)
-        if ids.size and (ids.min() < 0 or ids.max() >= self.num_envs):
-            raise IndexError(
-                f"env_ids must be in [0, {self.num_envs}), got {ids.min()}..{ids.max()}."
-            )
-        return ids
+        ids = resolve_env_ids(env_ids, self.num_envs, self.device)
+        if self.backend == "warp":
+            return ids  # stays on device
+        return ids.cpu().numpy()

@@ -36,6 +36,8 @@ from mjlab.deploy.frames import (
     quat_rotate_inverse,
     yaw_quat,
 )
+from mjlab.deploy.indices import resolve_index
+from mjlab.deploy.integrity import verify_zip_archive
 from mjlab.deploy.metadata import DeploymentMetadata
 
 ARRAY_FIELDS = (
@@ -90,8 +92,9 @@ class MotionPlayer:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: the policy is not a tracking policy, the file is not a motion file, or it is
-            not the motion the policy was trained on (a different content hash, joints or rate).
+        ValueError: the policy is not a tracking policy, the file is not a motion file or is
+            damaged (a zip entry that fails its CRC-32), or it is not the motion the policy was
+            trained on (a different content hash, joints or rate).
     """
 
     def __init__(self, path: str | os.PathLike, metadata: DeploymentMetadata):
@@ -104,6 +107,7 @@ class MotionPlayer:
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"No motion file at {self.path}.")
+        verify_zip_archive(self.path, "motion file")
         try:
             archive = np.load(self.path, allow_pickle=False)
         except Exception as err:
@@ -181,12 +185,12 @@ class MotionPlayer:
         also `align` the reference to it (otherwise the alignment is kept).
 
         Raises:
+            TypeError: a frame that is not an integer (a float is never rounded).
             ValueError: a frame outside the motion, only one of the two pose arguments, or a
                 pose that is not finite, of the wrong shape or a zero quaternion (see `align`);
                 nothing is changed then.
         """
-        if not 0 <= frame < self.num_frames:
-            raise ValueError(f"frame must be in [0, {self.num_frames - 1}], got {frame}.")
+        frame = resolve_index(frame, self.num_frames, "frame")
         if (anchor_pos_w is None) != (anchor_quat_w is None):
             raise ValueError("Give both anchor_pos_w and anchor_quat_w to align, or neither.")
         if anchor_pos_w is not None and anchor_quat_w is not None:

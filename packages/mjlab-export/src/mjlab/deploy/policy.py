@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mjlab.deploy.indices import resolve_rows
+from mjlab.deploy.integrity import verify_onnx_bytes
 from mjlab.deploy.metadata import (
     METADATA_KEY,
     CommandSpec,
@@ -36,9 +38,11 @@ class OnnxPolicy:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: not an ONNX model onnxruntime can load; metadata missing (unless allowed),
-            malformed, or inconsistent with the network's input/output sizes (the message
-            names the field).
+        ValueError: not an ONNX model onnxruntime can load; damaged (`OnnxIntegrityError`:
+            the file's bytes do not match the sha256 written at export, checked before
+            onnxruntime reads it; files without a digest load unchecked); metadata missing
+            (unless allowed), malformed, or inconsistent with the network's input/output sizes
+            (the message names the field).
     """
 
     def __init__(
@@ -60,10 +64,13 @@ class OnnxPolicy:
         options.intra_op_num_threads = intra_op_threads
         options.inter_op_num_threads = inter_op_threads
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        data = self.path.read_bytes()
+        self.verified = verify_onnx_bytes(data, self.path)
+        """Whether the file carried a digest (`mjlab.deploy.integrity`) and matched it; False
+        for files exported before digests were written (they load unchecked)."""
         try:
-            self.session = ort.InferenceSession(
-                str(self.path), options, providers=["CPUExecutionProvider"]
-            )
+            # From the verified bytes: the model that runs is the one that was checked.
+            self.session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
         except Exception as err:  # onnxruntime's own exception types (InvalidProtobuf, ...)
             raise ValueError(
                 f"{self.path} is not an ONNX model onnxruntime can load: {err}"
@@ -151,7 +158,13 @@ class OnnxPolicy:
 
         Args:
             rows: for a batched runtime, only these rows start a new episode (the env's partial
-                reset); None: all of them (and the batch size may change).
+                reset): integer indices in [0, batch) or a boolean mask of length batch (the
+                env's done mask) meaning its True rows; None: all of them (and the batch size
+                may change).
+
+        Raises:
+            TypeError: float (or other non-integer) rows (`mjlab.deploy.indices.resolve_rows`).
+            ValueError: rows outside the batch or a mask of the wrong length.
         """
         if rows is None:
             self._history.clear()
@@ -162,9 +175,7 @@ class OnnxPolicy:
         batch = next(iter(self._history.values())).shape[1:-1]
         if len(batch) != 1:
             raise ValueError("reset(rows) needs a batched runtime ((batch, dim) terms).")
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        if rows.size and (rows.min() < -batch[0] or rows.max() >= batch[0]):
-            raise ValueError(f"reset rows {rows.tolist()} outside the batch of {batch[0]}.")
+        rows = resolve_rows(rows, batch[0], "rows")
         if self._refill is None:
             self._refill = np.zeros(batch[0], dtype=bool)
         self._refill[rows] = True

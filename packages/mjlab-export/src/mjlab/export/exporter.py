@@ -12,6 +12,7 @@ import numpy as np
 import onnx
 import torch
 
+from mjlab.deploy.integrity import DIGEST_KEY, placeholder_digest, seal_onnx_bytes
 from mjlab.deploy.metadata import DeploymentMetadata
 
 PARITY_TOLERANCE = 1e-5
@@ -158,9 +159,11 @@ def export_policy(
             for key, value in metadata.to_onnx_metadata().items():
                 entry = model.metadata_props.add()
                 entry.key, entry.value = key, value
+        entry = model.metadata_props.add()  # the file's own digest: `mjlab.deploy.integrity`
+        entry.key, entry.value = DIGEST_KEY, placeholder_digest()
         onnx.checker.check_model(model)
         final = Path(tmpdir) / "final.onnx"
-        onnx.save_model(model, str(final), save_as_external_data=False)
+        final.write_bytes(seal_onnx_bytes(model.SerializeToString()))
         gen = torch.Generator().manual_seed(0)
         obs = torch.randn(PARITY_BATCH, dim, generator=gen)
         pixels = {i.name: torch.rand(PARITY_BATCH, *i.shape, generator=gen) for i in images}

@@ -410,3 +410,44 @@ def to_rsl_rl_train_cfg(cfg: RslRlOnPolicyRunnerCfg) -> dict[str, Any]:
     if cfg.clip_actions is not None:
         train_cfg["clip_actions"] = cfg.clip_actions
     return train_cfg
+
+
+MIN_SENSIBLE_MINIBATCH = 64
+"""Fewer samples than this per PPO minibatch give gradient steps too noisy to learn from:
+`check_minibatch` warns (rsl-rl's task defaults have thousands)."""
+
+
+def check_minibatch(num_envs: int, num_steps_per_env: int, num_mini_batches: int) -> int:
+    """The PPO minibatch size, `num_envs * num_steps_per_env // num_mini_batches`, checked.
+
+    Args:
+        num_envs: environments collecting the rollout (per process in a multi-GPU run).
+        num_steps_per_env: `agent.num_steps_per_env`.
+        num_mini_batches: `agent.algorithm.num_mini_batches`.
+
+    Returns:
+        Samples per minibatch (a warning below `MIN_SENSIBLE_MINIBATCH`).
+
+    Raises:
+        ValueError: a minibatch of 0 samples (PPO would never change the networks); the
+            message names the fields and how to fix them.
+    """
+    samples = num_envs * num_steps_per_env
+    size = samples // max(num_mini_batches, 1)
+    if size < 1:
+        raise ValueError(
+            f"agent.algorithm.num_mini_batches {num_mini_batches} splits an update's {samples} "
+            f"samples ({num_envs} envs x {num_steps_per_env} steps, agent.num_steps_per_env) "
+            f"into minibatches of 0 samples: PPO would never update. Use at most {samples} "
+            "minibatches, or more envs (--env.scene.num-envs) or steps per env."
+        )
+    if size < MIN_SENSIBLE_MINIBATCH:
+        import warnings
+
+        warnings.warn(
+            f"PPO minibatches of {size} samples ({num_envs} envs x {num_steps_per_env} steps / "
+            f"{num_mini_batches} minibatches) are very small (< {MIN_SENSIBLE_MINIBATCH}): "
+            "learning will be noisy; use more envs or fewer minibatches.",
+            stacklevel=2,
+        )
+    return size

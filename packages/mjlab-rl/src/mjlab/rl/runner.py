@@ -38,11 +38,23 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         train_cfg: the dict from `to_rsl_rl_train_cfg` (rsl-rl writes into it).
         log_dir: run folder (checkpoints, logs); None disables writing.
         device: torch device of the networks, e.g. "cpu" or "cuda:0".
+
+    Raises:
+        ValueError: PPO minibatches of 0 samples (`mjlab.rl.config.check_minibatch`; a warning
+            when they are very small).
     """
 
     def __init__(
         self, env: VecEnv, train_cfg: dict, log_dir: str | None = None, device: str = "cpu"
     ) -> None:
+        from mjlab.rl.config import check_minibatch
+
+        # Before rsl-rl builds anything: a zero-sized minibatch makes every update a no-op.
+        check_minibatch(
+            env.num_envs,
+            train_cfg["num_steps_per_env"],
+            train_cfg.get("algorithm", {}).get("num_mini_batches", 1),
+        )
         super().__init__(env, train_cfg, log_dir, device)
         self.progress: Any = None
         """The run's `mjlab.rl.progress.TrainingProgress` (its `records` are the curve)."""
@@ -244,13 +256,15 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         Raises:
             FileNotFoundError: no such file.
             ValueError: not a valid checkpoint file (truncated, empty, random bytes, or data
-                that is not plain), or not an rsl-rl checkpoint.
+                that is not plain), damaged (`mjlab.rl.checkpoint.CheckpointError`: a zip
+                record whose bytes fail its CRC-32, checked by `verify_checkpoint` before
+                anything is read), or not an rsl-rl checkpoint.
             RuntimeError: state dicts that do not fit the models (with strict=True), naming the
                 missing and unexpected keys.
         """
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"No checkpoint file at {path}.")
+        from mjlab.rl.checkpoint import verify_checkpoint
+
+        path = verify_checkpoint(path)
         try:
             loaded = torch.load(path, weights_only=True, map_location=map_location)
         except (EOFError, zipfile.BadZipFile) as err:

@@ -88,6 +88,7 @@ def export_onnx(run_dir: Path, task_id: str, env_cfg: Any, train_cfg: dict, clip
     from mjlab.envs import ManagerBasedRlEnv
     from mjlab.export import export_policy, metadata_from_env
     from mjlab.rl import RslRlVecEnvWrapper
+    from mjlab.rl.checkpoint import verify_checkpoint
     from mjlab.utils.config import copy_config
     from rlightning.policy import PolicyConfig, PolicyRole
     from rlightning.policy.rsl_rl_policy import RSLRLPolicy, env_meta_from_vec_env
@@ -104,7 +105,7 @@ def export_onnx(run_dir: Path, task_id: str, env_cfg: Any, train_cfg: dict, clip
         wrapped = RslRlVecEnvWrapper(env, clip_actions=clip_actions)
         policy = RSLRLPolicy(PolicyConfig(train_cfg=train_cfg, device="cpu"), PolicyRole.EVAL)
         policy.init_eval(env_meta=env_meta_from_vec_env(wrapped, "export"))
-        policy.load_state_dict(torch.load(checkpoints[-1], weights_only=True))
+        policy.load_state_dict(torch.load(verify_checkpoint(checkpoints[-1]), weights_only=True))
         actor = policy.algo.get_policy().as_onnx(verbose=False)
         actor.to("cpu").eval()
         metadata = metadata_from_env(env, task_id=task_id, clip_actions=clip_actions)

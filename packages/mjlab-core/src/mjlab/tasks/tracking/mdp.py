@@ -91,6 +91,15 @@ class MotionCommand(CommandTerm):
         motion = load_motion(cfg, self.robot, env.step_dt)
         what = f"entity '{cfg.asset_name}'"
         motion.check_joints(self.robot.joint_names, what)
+        if not cfg.motion_file.startswith("synthetic:"):
+            from mjlab.tasks.tracking.motion import check_joint_ranges, check_plausible
+
+            # What a wrong conversion (degrees, quaternion order, units) makes is refused here,
+            # not found later as episodes that end at their first step.
+            label = f"motion file {cfg.motion_file}"
+            limits = self.robot.data.joint_pos_limits[0].cpu().numpy()
+            check_joint_ranges(motion.joint_pos, motion.joint_names, limits, label)
+            check_plausible(motion, label)
         if abs(motion.fps * env.step_dt - 1.0) > 1e-6:
             raise ValueError(
                 f"The motion has {motion.fps:g} frames per second but the env steps at "

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,7 +145,9 @@ class Motion:
 
         Raises:
             FileNotFoundError: no such file.
-            ValueError: not a motion file (a missing entry is named) or inconsistent contents.
+            ValueError: not a zip archive (`.npz`), damaged (an entry that fails its CRC-32
+                is named), not a motion file (a missing entry is named) or inconsistent
+                contents.
         """
         path = Path(path)
         if not path.is_file():
@@ -151,10 +155,11 @@ class Motion:
                 f"No motion file at {path}. Make one with `mjlab-motion from-csv` or "
                 "`mjlab-motion synthetic`."
             )
+        check_npz_archive(path)
         try:
             archive = np.load(path, allow_pickle=False)
         except Exception as err:
-            raise ValueError(f"{path} is not a numpy .npz motion file: {err}") from err
+            raise ValueError(f"{path} is not a numpy .npz motion file ({_reason(err)}).") from err
         with archive:
             missing = [
                 k for k in ("fps", "joint_names", "body_names", *ARRAY_FIELDS) if k not in archive
@@ -367,8 +372,11 @@ def motion_from_csv(
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: no fps, a wrong number of columns, or a root quaternion that is not unit
-            (the message names the row and the likely fix).
+        ValueError: no fps, a wrong number of columns, a root quaternion that is not unit, joint
+            angles outside the joints' ranges by more than `JOINT_RANGE_MARGIN` ("degrees?"),
+            an output too large for memory (`check_output_size`, checked before resampling),
+            or a reference that is not plausible (`check_plausible`: upside down, feet off the
+            ground, jumps in the root orientation); the message names the likely cause.
     """
     path = Path(path)
     if fps is None:
@@ -402,11 +410,16 @@ def motion_from_csv(
             f"norm {norm[bad[0]]:.3f}, not 1. Check the columns (root x y z, then the quaternion) "
             f"and --quat-order (now {quat_order})."
         )
+    label = f"{path.name} (--quat-order {quat_order}, --fps {fps:g})"
+    check_joint_ranges(rows[:, 7:], model_joint_names(model), model_joint_limits(model), label)
     qpos = np.concatenate([rows[:, :3], quat / norm[:, None], rows[:, 7:]], axis=1)
     if output_fps is not None and output_fps != fps:
+        check_output_size(rows.shape[0], fps, output_fps, model)  # before allocating anything
         qpos = resample_qpos(qpos, fps, output_fps)
         fps = output_fps
-    return motion_from_qpos(model, qpos, fps, source=f"csv: {path.name}")
+    motion = motion_from_qpos(model, qpos, fps, source=f"csv: {path.name}")
+    check_plausible(motion, label)
+    return motion
 
 
 def _read_rows(path: Path) -> np.ndarray:
@@ -430,3 +443,189 @@ def _read_rows(path: Path) -> np.ndarray:
     if len(rows) < 2:
         raise ValueError(f"{path.name} has {len(rows)} frame(s); a motion needs at least 2.")
     return np.asarray(rows, dtype=np.float64)
+
+
+# --------------------------------------------------------------------------------------------
+# Plausibility: what a wrong --quat-order, units or fps produce, refused where data enters.
+# --------------------------------------------------------------------------------------------
+
+JOINT_RANGE_MARGIN = 0.5
+"""rad beyond a limited joint's range that a reference may reach (retargeting overshoots a
+little; angles in degrees overshoot by tens of radians)."""
+MAX_OUTPUT_FPS = 1000.0
+"""The highest `--output-fps` (physics runs at <= 1 kHz; the tracking tasks step at 50 Hz)."""
+MAX_OUTPUT_FRAMES = 2_000_000
+"""The most frames a converted motion may have (11 h at 50 fps)."""
+GROUND_TOLERANCE = 0.35
+"""m: the lowest body origin of the first frame lies within this of z = 0 (feet on the ground)."""
+MAX_ROOT_TURN_RATE = 30.0
+"""rad/s between consecutive frames: faster than any human or robot pelvis turns."""
+
+
+def check_npz_archive(path: str | os.PathLike) -> None:
+    """Raise ValueError unless `path` is an undamaged zip archive (what `np.savez` writes):
+    every entry is read and compared with its CRC-32. Never unpickles anything.
+
+    Raises:
+        ValueError: not a zip archive (the first bytes are shown), or a damaged or truncated
+            archive (the failing entry is named).
+    """
+    path = Path(path)
+    if not zipfile.is_zipfile(path):
+        with path.open("rb") as handle:
+            head = handle.read(12)
+        if head.startswith(b"PK"):
+            raise ValueError(
+                f"{path} is a truncated or damaged .npz archive (its zip directory is missing); "
+                "copy or convert it again."
+            )
+        raise ValueError(
+            f"{path} is not a .npz motion file (a numpy zip archive; it starts with {head!r}). "
+            "Make one with `mjlab-motion from-csv` or `mjlab-motion synthetic`."
+        )
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError) as err:
+        raise ValueError(f"{path} is damaged ({err}); copy or convert it again.") from None
+    if bad is not None:
+        raise ValueError(
+            f"{path} is damaged: its entry '{bad}' does not match its CRC-32 (bit rot or an "
+            "incomplete copy); copy or convert it again."
+        )
+
+
+def _reason(err: Exception) -> str:
+    """numpy's message, without its advice to load untrusted data with allow_pickle."""
+    text = str(err)
+    if "pickle" in text:
+        return "it holds pickled (object) data, which a motion file never has"
+    return text
+
+
+def check_joint_ranges(
+    joint_pos: np.ndarray, joint_names: tuple[str, ...] | list[str], limits: np.ndarray, what: str
+) -> None:
+    """Raise ValueError when a joint angle of (T, J) `joint_pos` (rad) lies outside its joint's
+    range by more than `JOINT_RANGE_MARGIN`.
+
+    Args:
+        joint_pos: (T, J) joint angles, rad.
+        joint_names: the J joints' names.
+        limits: (J, 2) [lower, upper] range per joint, rad; +-inf for an unlimited joint.
+        what: names the data in the message.
+
+    Raises:
+        ValueError: naming the joint, the frame, the value and the range; "Degrees?" when the
+            values look like degrees.
+    """
+    if joint_pos.size == 0:
+        return
+    lo, hi = limits[:, 0], limits[:, 1]
+    excess = np.maximum(lo - joint_pos, joint_pos - hi)
+    frame, joint = np.unravel_index(int(np.argmax(excess)), excess.shape)
+    if not excess[frame, joint] > JOINT_RANGE_MARGIN:
+        return
+    value, largest = float(joint_pos[frame, joint]), float(np.abs(joint_pos).max())
+    hint = (
+        f" Degrees? The joint angles must be radians (the largest is {largest:.3g})."
+        if largest > 2 * np.pi
+        else " Check the joint columns' order (model order) and units (radians)."
+    )
+    raise ValueError(
+        f"{what}: joint '{joint_names[joint]}' is {value:.3g} rad at frame {frame}, outside its "
+        f"range [{lo[joint]:.3g}, {hi[joint]:.3g}] by more than {JOINT_RANGE_MARGIN} rad.{hint}"
+    )
+
+
+def model_joint_limits(model: mujoco.MjModel) -> np.ndarray:
+    """(J, 2) range of the model's hinge/slide joints in model order; +-inf where unlimited."""
+    joints = _actuable_joints(model)
+    limited = model.jnt_limited[joints].astype(bool)
+    return np.where(limited[:, None], model.jnt_range[joints], np.array([-np.inf, np.inf]))
+
+
+def check_output_size(num_rows: int, fps: float, output_fps: float, model: mujoco.MjModel) -> int:
+    """The number of frames resampling `num_rows` frames at `fps` to `output_fps` makes,
+    checked before anything is allocated.
+
+    Raises:
+        ValueError: `output_fps` above `MAX_OUTPUT_FPS`, more than `MAX_OUTPUT_FRAMES` frames, or
+            more memory than half of what the machine has available (the estimate is named).
+    """
+    if output_fps > MAX_OUTPUT_FPS:
+        raise ValueError(
+            f"--output-fps {output_fps:g} is beyond {MAX_OUTPUT_FPS:g} Hz; the tracking tasks "
+            "step at 50 Hz (--output-fps 50)."
+        )
+    frames = int(np.floor((num_rows - 1) / fps * output_fps + 1e-9)) + 1
+    nb = model.nbody - 1
+    # float64 work arrays (qpos, kinematics, differences) and the float32 motion arrays.
+    per_frame = 8 * (3 * model.nq + 20 * nb) + 4 * (2 * (model.nq - 7) + 13 * nb)
+    need = frames * per_frame
+    available = _available_memory()
+    if frames > MAX_OUTPUT_FRAMES or (available is not None and need > available // 2):
+        room = "" if available is None else f", {available / 2**30:.1f} GiB available"
+        raise ValueError(
+            f"--output-fps {output_fps:g} makes {frames} frames of {(num_rows - 1) / fps:.1f} s "
+            f"(~{need / 2**30:.1f} GiB{room}); at most {MAX_OUTPUT_FRAMES} frames. Check --fps and "
+            "--output-fps (the tracking tasks step at 50 Hz)."
+        )
+    return frames
+
+
+def _available_memory() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_plausible(motion: Motion, what: str) -> None:
+    """Raise ValueError unless `motion` starts the right way up on the ground and its root turns
+    continuously: the first body (the root) is not upside down at frame 0, the lowest body
+    origin of frame 0 is within `GROUND_TOLERANCE` of z = 0, and the root never turns faster
+    than `MAX_ROOT_TURN_RATE` between frames.
+
+    Args:
+        motion: the motion (world frame z up, m; bodies in model order, the root first).
+        what: names the data and its settings in the message (e.g. "walk.csv (--quat-order
+            xyzw, --fps 30)").
+
+    Raises:
+        ValueError: the first implausible property, with its likely cause (the quaternion
+            order, the units of the root position, the frame rate).
+    """
+    root_quat = motion.body_quat_w[:, 0].astype(np.float64)
+    up_z = 1.0 - 2.0 * (root_quat[0, 1] ** 2 + root_quat[0, 2] ** 2)
+    lowest = float(motion.body_pos_w[0, :, 2].min())
+    if up_z < -0.5:
+        raise ValueError(
+            f"{what}: the root '{motion.body_names[0]}' is upside down at the first frame (its up "
+            f"axis points {np.degrees(np.arccos(np.clip(up_z, -1, 1))):.0f} deg from world up). "
+            "Likely the quaternion order: try the other --quat-order."
+        )
+    if abs(lowest) > GROUND_TOLERANCE:
+        where = "above" if lowest > 0 else "below"
+        cause = (
+            "the root position looks like centimetres or millimetres: it must be metres"
+            if abs(lowest) > 3.0
+            else "likely the quaternion order (try the other --quat-order) or the root height "
+            "column (z up, m)"
+        )
+        raise ValueError(
+            f"{what}: at the first frame the lowest body is {abs(lowest):.2f} m {where} the "
+            f"ground (feet should be within {GROUND_TOLERANCE} m of it); {cause}."
+        )
+    dot = np.abs((root_quat[1:] * root_quat[:-1]).sum(axis=1)).clip(max=1.0)
+    rate = 2.0 * np.arccos(dot) * motion.fps
+    if rate.size and rate.max() > MAX_ROOT_TURN_RATE:
+        k = int(np.argmax(rate))
+        raise ValueError(
+            f"{what}: the root orientation jumps by {rate[k] / motion.fps:.2f} rad between "
+            f"frames {k} and {k + 1} ({rate[k]:.0f} rad/s at {motion.fps:g} fps). Check the "
+            "quaternion columns and --quat-order, and --fps."
+        )

@@ -59,6 +59,10 @@ def run(task_id: str, cfg: Any) -> dict:
     from mjlab.rl.runner import MjlabOnPolicyRunner
     from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
 
+    if cfg.policy == "trained" and cfg.checkpoint_file is not None:
+        from mjlab.rl.checkpoint import verify_checkpoint
+
+        verify_checkpoint(cfg.checkpoint_file)  # a damaged file is refused before the env is built
     device = choose_device(cfg.device)
     env = ManagerBasedRlEnv(cfg.env, device=device, render_mode="rgb_array" if cfg.video else None)
     wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)

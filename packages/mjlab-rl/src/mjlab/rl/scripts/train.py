@@ -19,6 +19,7 @@ import traceback
 from pathlib import Path
 
 from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
+from mjlab.rl.checkpoint import verify_checkpoint
 from mjlab.rl.cli import (
     check_log_root,
     choose_device,
@@ -31,9 +32,9 @@ from mjlab.rl.cli import (
     remove_unused_run_dir,
     run_command,
 )
-from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
+from mjlab.rl.config import RslRlOnPolicyRunnerCfg, check_minibatch, to_rsl_rl_train_cfg
 from mjlab.rl.seeding import RunSeeds, seed_run, write_seeds
-from mjlab.utils.config import Config
+from mjlab.utils.config import Config, validate_config
 
 
 # rsl-rl's runner and wrapper import tensordict and with it torch's compiler stack (~10 s here):
@@ -103,13 +104,40 @@ def _exporting_runner() -> type:
     return _ExportingRunner
 
 
+def check_run_config(env_cfg: ManagerBasedRlEnvCfg, agent_cfg: RslRlOnPolicyRunnerCfg) -> None:
+    """The cross-field checks of a run, before anything is built: the whole env config
+    (`mjlab.utils.config.validate_config`, paths from "env") and the PPO minibatch size
+    (`mjlab.rl.config.check_minibatch`; its small-size warning comes from the runner).
+
+    Raises:
+        ValueError: the first problem, naming the field path (e.g. `env.actions['effort'].scale`).
+    """
+    import warnings
+
+    validate_config(env_cfg, "env")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the runner warns once, when it is built
+        check_minibatch(
+            env_cfg.scene.num_envs,
+            agent_cfg.num_steps_per_env,
+            agent_cfg.algorithm.num_mini_batches,
+        )
+
+
 def run(task_id: str, cfg: TrainCfg) -> Path | None:
     """Train; returns the run folder (None on the ranks > 0 of a multi-GPU run, which write
-    nothing: rank 0 alone logs and saves)."""
+    nothing: rank 0 alone logs and saves).
+
+    Raises:
+        ValueError: an inconsistent run config (NaN/Inf or unordered ranges in the env config,
+            PPO minibatches of 0 samples), named by its field path, or an unusable log root,
+            before anything is built.
+    """
     multi_gpu = int(os.environ.get("WORLD_SIZE", "1")) > 1
     rank = int(os.environ.get("RANK", "0")) if multi_gpu else 0
     # Rank 0 alone writes under the log root: it checks it first, before anything is built.
     log_root = check_log_root(cfg.log_root) if rank == 0 else Path(cfg.log_root).resolve()
+    check_run_config(cfg.env, cfg.agent)
     device = choose_device(cfg.device)
     if multi_gpu:
         device = f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}"
@@ -121,8 +149,10 @@ def run(task_id: str, cfg: TrainCfg) -> Path | None:
     configure_wandb(cfg.agent.logger)
     resume_path = None
     if cfg.agent.resume:
-        resume_path = find_checkpoint(
-            log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
+        resume_path = verify_checkpoint(
+            find_checkpoint(
+                log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
+            )
         )
     log_dir = (
         new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name) if rank == 0 else None

@@ -1,0 +1,108 @@
+"""Integrity of exported ONNX files: a sha256 digest of the file's own bytes, in its metadata.
+
+`mjlab.export.export_policy` adds the `metadata_props` entry `DIGEST_KEY` with 64 zeros as its
+value, serializes the model, hashes those bytes and writes the hex digest over the zeros (same
+length: nothing else in the file moves). `verify_onnx_bytes` undoes that substitution and hashes
+again, so any flipped bit anywhere in the file (a weight, the graph, the metadata) is found
+before onnxruntime runs it. Standard library only: the robot side needs no `onnx` package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+DIGEST_KEY = "mjlab.sha256"
+"""ONNX `metadata_props` key of the file's digest (hex sha256, see the module docstring)."""
+_PLACEHOLDER = b"0" * 64
+# The serialized StringStringEntryProto: field 1 (key), then field 2 (value) of 64 bytes.
+_ENTRY = b"\x0a" + bytes([len(DIGEST_KEY)]) + DIGEST_KEY.encode() + b"\x12\x40"
+
+
+class OnnxIntegrityError(ValueError):
+    """An ONNX file whose bytes do not match the digest written at export (damaged)."""
+
+
+def placeholder_digest() -> str:
+    """The value to store under `DIGEST_KEY` before serializing (`seal_onnx_bytes` fills it)."""
+    return _PLACEHOLDER.decode()
+
+
+def seal_onnx_bytes(data: bytes) -> bytes:
+    """Write the sha256 of `data` (a serialized model holding the placeholder digest entry)
+    over the placeholder.
+
+    Raises:
+        ValueError: `data` does not hold exactly one placeholder entry.
+    """
+    at = data.find(_ENTRY + _PLACEHOLDER)
+    if at < 0 or data.find(_ENTRY, at + 1) >= 0:
+        raise ValueError(f"The model must hold one '{DIGEST_KEY}' placeholder entry to seal.")
+    digest = hashlib.sha256(data).hexdigest().encode()
+    start = at + len(_ENTRY)
+    return data[:start] + digest + data[start + 64 :]
+
+
+def verify_onnx_bytes(data: bytes, path: str | os.PathLike) -> bool:
+    """Check a sealed ONNX file's digest.
+
+    Args:
+        data: the file's bytes.
+        path: the file, for messages.
+
+    Returns:
+        True: the digest matches; False: the file has no digest (exported before mjlab-export
+        wrote one, or by another tool): nothing to check.
+
+    Raises:
+        OnnxIntegrityError (a ValueError): the bytes do not match the digest (the file is
+            damaged: bit rot, an incomplete copy, an edit), naming the file.
+    """
+    at = data.rfind(_ENTRY)
+    if at < 0:
+        return False
+    start = at + len(_ENTRY)
+    stored = data[start : start + 64]
+    actual = hashlib.sha256(data[:start] + _PLACEHOLDER + data[start + 64 :]).hexdigest()
+    if stored.decode("ascii", "replace") != actual:
+        raise OnnxIntegrityError(
+            f"{path} is damaged: its bytes do not match the sha256 written at export (bit rot, "
+            "an incomplete copy or an edit). Copy it again, or export it again."
+        )
+    return True
+
+
+def verify_zip_archive(path: str | os.PathLike, what: str) -> None:
+    """Raise ValueError unless `path` is an undamaged zip archive (a `.npz` file): every entry
+    is read and compared with its CRC-32. Nothing is unpickled.
+
+    Args:
+        path: the file.
+        what: what the file should be, for messages (e.g. "motion file").
+
+    Raises:
+        ValueError: not a zip archive (its first bytes are shown), or damaged or truncated (the
+            failing entry is named).
+    """
+    import zipfile
+    import zlib
+
+    if not zipfile.is_zipfile(path):
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+        if head.startswith(b"PK"):
+            raise ValueError(
+                f"{path} is a truncated or damaged .npz {what} (its zip directory is missing); "
+                "copy it again."
+            )
+        raise ValueError(f"{path} is not a .npz {what} (a zip archive; it starts with {head!r}).")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError) as err:
+        raise ValueError(f"{path} is damaged ({err}); copy it again.") from None
+    if bad is not None:
+        raise ValueError(
+            f"{path} is damaged: its entry '{bad}' does not match its CRC-32 (bit rot or an "
+            "incomplete copy); copy it again."
+        )
