@@ -348,9 +348,14 @@ def find_checkpoint(experiment_dir: Path, load_run: str, load_checkpoint: str) -
     )
 
 
-def configure_wandb(logger: str) -> None:
-    """wandb runs offline, with a note, when no credentials are configured."""
-    if logger != "wandb" or os.environ.get("WANDB_MODE"):
+def configure_wandb(logger: str, verbose: bool = False) -> None:
+    """wandb runs offline, with a note, when no credentials are configured; its own console
+    chatter (banners, sync hints) is silenced unless `verbose` (WANDB_SILENT, when unset)."""
+    if logger != "wandb":
+        return
+    if not verbose:
+        os.environ.setdefault("WANDB_SILENT", "true")
+    if os.environ.get("WANDB_MODE"):
         return
     has_key = bool(os.environ.get("WANDB_API_KEY"))
     netrc = Path.home() / ".netrc"

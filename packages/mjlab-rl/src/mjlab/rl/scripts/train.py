@@ -18,6 +18,7 @@ import time
 import traceback
 from pathlib import Path
 
+from mjlab.deploy.files import require_readable_file
 from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
 from mjlab.rl.cli import (
     choose_device,
@@ -61,7 +62,8 @@ class TrainCfg:
     export_onnx: bool = True
     """Write policy.onnx beside each checkpoint."""
     verbose: bool = False
-    """Print rsl-rl's full block every iteration instead of one progress line."""
+    """Show what is quiet by default: rsl-rl's full block every iteration instead of one
+    progress line, the actor/critic modules, and wandb's own messages."""
     save_env_state: bool = True
     """Put the env's whole state in each checkpoint, for an exact `--agent.resume`.
 
@@ -115,13 +117,14 @@ def run(task_id: str, cfg: TrainCfg) -> Path | None:
     cfg.env.seed = seeds.env
     if cfg.deterministic:
         cfg.env.sim.deterministic = True
-    configure_wandb(cfg.agent.logger)
+    configure_wandb(cfg.agent.logger, cfg.verbose)
     log_root = Path(cfg.log_root).resolve()
     resume_path = None
     if cfg.agent.resume:
         resume_path = find_checkpoint(
             log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
         )
+        require_readable_file(resume_path, "--agent.resume: checkpoint")
     log_dir = (
         new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name) if rank == 0 else None
     )
