@@ -29,7 +29,6 @@ def test_seconds_is_simulated_time_in_whole_env_steps(capsys):
 @pytest.mark.slow
 def test_the_video_goes_under_logs_and_shows_a_lit_scene(tmp_path, monkeypatch, capsys):
     import imageio.v3 as iio
-    import numpy as np
 
     monkeypatch.chdir(tmp_path)
     main(
