@@ -10,6 +10,9 @@ def test_list_envs_prints_the_task_table(capsys):
     main([])
     out = capsys.readouterr().out
     assert "Mjlab-Velocity-Rough-Unitree-G1" in out and "unitree_go1/go1" in out
+    # Not a terminal: nothing is cut to fit a width.
+    assert "Mjlab-Tracking-Flat-Unitree-G1-No-State-Estimation" in out and "\u2026" not in out
+    assert "franka_emika_panda/mjx_panda, table, cube  256       0.02" in out
 
 
 def test_train_without_a_task_lists_tasks(capsys):
