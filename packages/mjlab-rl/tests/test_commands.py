@@ -90,3 +90,24 @@ def test_help_shows_the_common_options_first_and_help_all_hides_fixed_fields(cap
         main(["Mjlab-Velocity-Flat-Unitree-Go1", "--help-all"])
     full = capsys.readouterr().out
     assert "--env.rewards" in full and "fixed to" not in full and "<function" not in full
+
+
+def test_a_missing_motion_file_is_refused_before_anything_is_built(tmp_path, capsys):
+    from mjlab.rl.scripts.train import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(
+            [
+                "Mjlab-Tracking-Flat-Unitree-G1",
+                "--env.commands.motion.motion-file",
+                str(tmp_path / "dance.npz"),
+                "--log-root",
+                str(tmp_path / "logs"),
+            ]
+        )
+    captured = capsys.readouterr()
+    assert stop.value.code == 2 and "device:" not in captured.out
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1 and "--env.commands.motion.motion-file" in err
+    assert "dance.npz': no such file" in err and "synthetic:squat" in err
+    assert not (tmp_path / "logs").exists()

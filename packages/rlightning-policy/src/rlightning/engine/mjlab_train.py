@@ -59,8 +59,9 @@ def _cfg_types():
 
 def run(task_id: str, cfg: Any) -> list:
     from mjlab.rl import to_rsl_rl_train_cfg
-    from mjlab.rl.cli import choose_device, new_run_dir, remove_unused_run_dir
+    from mjlab.rl.cli import check_input_files, choose_device, new_run_dir, remove_unused_run_dir
 
+    check_input_files(cfg.env)
     device = choose_device(cfg.device)
     cfg.env.seed = cfg.agent.seed
     train_cfg = to_rsl_rl_train_cfg(cfg.agent)

@@ -62,7 +62,9 @@ def check_inputs(cfg: Any) -> None:
         ValueError, FileNotFoundError: naming the option and the fix.
     """
     from mjlab.deploy.files import require_readable_file
+    from mjlab.rl.cli import check_input_files
 
+    check_input_files(cfg.env)
     if cfg.policy == "trained":
         if cfg.checkpoint_file is None:
             raise ValueError("play needs --checkpoint-file PATH (or --agent zero|random).")

@@ -21,6 +21,7 @@ from pathlib import Path
 from mjlab.deploy.files import require_readable_file
 from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
 from mjlab.rl.cli import (
+    check_input_files,
     choose_device,
     configure_wandb,
     dump_params,
@@ -106,6 +107,7 @@ def _exporting_runner() -> type:
 def run(task_id: str, cfg: TrainCfg) -> Path | None:
     """Train; returns the run folder (None on the ranks > 0 of a multi-GPU run, which write
     nothing: rank 0 alone logs and saves)."""
+    check_input_files(cfg.env)
     device = choose_device(cfg.device)
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     rank = 0
