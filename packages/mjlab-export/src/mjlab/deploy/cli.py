@@ -203,8 +203,11 @@ def inspect(policy_path: Path) -> str:
     if m.commands:
         lines.append("")
     for c in m.commands:
+        ranges = ", ".join(f"{k} {v}" for k, v in c.ranges.items())
+        parts = f" ({', '.join(c.components)})" if c.components else ""
         lines.append(
-            f"command {c.name} ({c.dim}): " + ", ".join(f"{k} {v}" for k, v in c.ranges.items())
+            f"command {c.name} ({c.dim}): "
+            + (ranges or f"no training ranges recorded{parts}; the robot supplies its values")
         )
     if m.mujoco_options:
         lines += ["", "mujoco: " + ", ".join(f"{k} {v}" for k, v in m.mujoco_options.items())]

@@ -332,7 +332,15 @@ def find_checkpoint(experiment_dir: Path, load_run: str, load_checkpoint: str) -
         reverse=True,
     )
     if not runs:
-        raise FileNotFoundError(f"No run folder in {experiment_dir} matches load_run='{load_run}'.")
+        present = sorted(p.name for p in experiment_dir.glob("*") if p.is_dir())
+        fix = (
+            f"runs there: {', '.join(present[-5:])} (--agent.load-run takes a regex of one)"
+            if present
+            else "train a run of this experiment first, or check --agent.experiment-name"
+        )
+        raise FileNotFoundError(
+            f"No run folder in {experiment_dir} matches load_run='{load_run}'; {fix}."
+        )
 
     def order(p: Path) -> tuple:
         m = re.search(r"(\d+)", p.stem)
@@ -346,7 +354,9 @@ def find_checkpoint(experiment_dir: Path, load_run: str, load_checkpoint: str) -
             return ckpts[-1]
     raise FileNotFoundError(
         f"No run folder in {experiment_dir} matching load_run='{load_run}' has a checkpoint "
-        f"matching load_checkpoint='{load_checkpoint}'."
+        f"matching load_checkpoint='{load_checkpoint}'; in the newest, {runs[0].name}: "
+        f"{', '.join(sorted(p.name for p in runs[0].glob('*.pt'))[-5:]) or 'none'} "
+        "(--agent.load-checkpoint takes a regex such as 'model_.*\\.pt')."
     )
 
 
