@@ -121,6 +121,7 @@ def _run_and_check(command: str, tmp_path: Path, env: dict) -> float:
     assert "Traceback" not in out, f"{command}\n{out[-3000:]}"
     for noise in NOISE:  # quiet by default: --verbose shows these
         assert noise not in out, f"{command} printed {noise!r}\n{out[-3000:]}"
+    assert not re.search(r"^wandb: ", out, re.M), f"{command}: wandb's chatter\n{out[-3000:]}"
     if kind == "list-envs":
         assert "Mjlab-Cartpole-Balance" in out
     if kind in ("train", "train-rlightning"):
