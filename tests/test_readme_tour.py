@@ -3,10 +3,11 @@
 Each command of the two tour blocks is taken from README.md, `uv run X` runs this environment's
 `X`, `<run>` and `model_<N>.pt` become the run folder and checkpoint the previous `train` wrote,
 and size options are appended (a few iterations, a few envs, a second of sim2sim). Everything
-else is the README's text (run offline, with the MENAGERIE_ROOT mirror the tour names; what
-it writes must stay out of `git status`): if a command there stops working, this test fails. Each `train` /
-`train-rlightning` and the commands after it that read its `<run>` form a chain, run in the
-README's order; the chains run side by side (process start-up dominates each command).
+else is the README's text: if a command there stops working, this test fails. It runs offline,
+with the MENAGERIE_ROOT mirror the tour names, in a git checkout where what the tour writes must
+not show up in `git status`. Each `train` / `train-rlightning` and the commands after it that
+read its `<run>` form a chain, run in the README's order; the chains run side by side (process
+start-up dominates each command).
 """
 
 from __future__ import annotations
