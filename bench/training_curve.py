@@ -101,6 +101,9 @@ def main() -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    from mjlab.rl.progress import interp_extrapolated
 
     minutes = data["wall_time_s"] / 60
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
@@ -111,12 +114,22 @@ def main() -> None:
     ax[0].legend(loc="lower right")
     ax[1].plot(minutes, data["mean_episode_length"], color="tab:green")
     ax[1].set(xlabel="wall time (min)", ylabel="mean episode length (steps)")
+    # Continued linearly past the run (np.interp would clamp every outside tick onto one
+    # spot), ticked only within it.
     top = ax[0].secondary_xaxis(
         "top",
         functions=(
-            lambda m: np.interp(m, minutes, data["iteration"]),
-            lambda i: np.interp(i, data["iteration"], minutes),
+            lambda m: interp_extrapolated(m, minutes, data["iteration"]),
+            lambda i: interp_extrapolated(i, data["iteration"], minutes),
         ),
+    )
+    first, last = data["iteration"][0], data["iteration"][-1]
+    top.set_xticks(
+        [
+            t
+            for t in MaxNLocator(nbins=5, integer=True).tick_values(first, last)
+            if first <= t <= last
+        ]
     )
     top.set_xlabel("iteration")
     fig.suptitle(args.title)

@@ -3,9 +3,11 @@
 Each command of the two tour blocks is taken from README.md, `uv run X` runs this environment's
 `X`, `<run>` and `model_<N>.pt` become the run folder and checkpoint the previous `train` wrote,
 and size options are appended (a few iterations, a few envs, a second of sim2sim). Everything
-else is the README's text: if a command there stops working, this test fails. Each `train` /
-`train-rlightning` and the commands after it that read its `<run>` form a chain, run in the
-README's order; the chains run side by side (process start-up dominates each command).
+else is the README's text: if a command there stops working, this test fails. It runs offline,
+with the MENAGERIE_ROOT mirror the tour names, in a git checkout where what the tour writes must
+not show up in `git status`. Each `train` / `train-rlightning` and the commands after it that
+read its `<run>` form a chain, run in the README's order; the chains run side by side (process
+start-up dominates each command).
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ SMALL = {
     "run": ["--seconds", "1", "--soft-start-s", "0.2"],
 }
 """Options appended to each kind of command (its own options, so the README text stays)."""
+
+
+NOISE = ("Actor Model", "Resolved observation sets", "Storing git diff", "Token authentication")
+"""Third-party printouts a user cannot act on, which the tour must not show."""
 
 
 def tour_commands() -> list[str]:
@@ -114,6 +120,9 @@ def _run_and_check(command: str, tmp_path: Path, env: dict) -> float:
     allowed = (0, 1) if kind in ("sim2sim", "run") else (0,)
     assert done.returncode in allowed, f"{command}\n{out[-3000:]}"
     assert "Traceback" not in out, f"{command}\n{out[-3000:]}"
+    for noise in NOISE:  # quiet by default: --verbose shows these
+        assert noise not in out, f"{command} printed {noise!r}\n{out[-3000:]}"
+    assert not re.search(r"^wandb: ", out, re.M), f"{command}: wandb's chatter\n{out[-3000:]}"
     if kind == "list-envs":
         assert "Mjlab-Cartpole-Balance" in out
     if kind in ("train", "train-rlightning"):
@@ -133,10 +142,30 @@ def _run_and_check(command: str, tmp_path: Path, env: dict) -> float:
     if kind == "inspect":
         assert "joint" in out
     if kind == "sim2sim":
-        assert (tmp_path / "go1.mp4").stat().st_size > 1000
+        policy = Path(next(a for a in argv if a.endswith(".onnx")))
+        assert (policy.parent / "videos" / "sim2sim.mp4").stat().st_size > 1000
     if kind == "run":
         assert "walked" in out
     return seconds
+
+
+def _untracked(checkout: Path) -> list[str]:
+    """Files `git status` would show as new in `checkout` (its .gitignore applied)."""
+    done = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [line[3:] for line in done.stdout.splitlines() if line[3:] != ".gitignore"]
+
+
+def test_the_tour_says_how_to_run_offline_before_the_first_robot_command():
+    text = README.read_text()
+    tour = text[text.index("A five-minute tour") :]
+    first_robot = min(tour.index(robot) for robot in ("Go1", "G1", "Franka"))
+    assert "MENAGERIE_ROOT" in tour[:first_robot]
 
 
 @pytest.mark.slow
@@ -146,6 +175,12 @@ def test_the_readme_tour_runs_as_written_headless(tmp_path):
     assert len(commands) >= 8 and commands[0] == "uv run list-envs"
     env = {k: v for k, v in os.environ.items() if k not in ("MUJOCO_GL", "PYOPENGL_PLATFORM")}
     env["CUDA_VISIBLE_DEVICES"] = ""
+    # Offline, as the tour says: the robot models come from the mirror MENAGERIE_ROOT names.
+    assert Path(env["MENAGERIE_ROOT"]).is_dir(), "the tests run with the offline mirror"
+    # The working folder stands in for a fresh clone: what the tour writes must be ignored
+    # by the repository's .gitignore (under logs/), never left as untracked files.
+    (tmp_path / ".gitignore").write_text((README.parent / ".gitignore").read_text())
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     chains = _chains(commands)
     assert [c for chain in chains for c in chain] == commands
 
@@ -161,3 +196,4 @@ def test_the_readme_tour_runs_as_written_headless(tmp_path):
     rl_runs = list((tmp_path / "logs" / "rlightning").glob("*/*"))
     assert rl_runs and (rl_runs[0] / "params" / "env.yaml").exists()
     assert (rl_runs[0] / "policy.onnx").exists()
+    assert _untracked(tmp_path) == [], "the tour left files outside logs/"

@@ -71,7 +71,7 @@ def test_mistakes_are_one_line_errors_and_debug_shows_the_traceback(tmp_path, po
     not_onnx = tmp_path / "notes.onnx"
     not_onnx.write_text("not a model")
     for argv, message in [
-        (["inspect", str(tmp_path / "missing.onnx")], "deploy: error: No policy file at"),
+        (["inspect", str(tmp_path / "missing.onnx")], "deploy: error: policy "),
         (["bench", str(not_onnx)], "is not an ONNX model onnxruntime can load"),
     ]:
         with pytest.raises(SystemExit) as exit_info:
@@ -149,3 +149,46 @@ def test_deploy_run_of_a_file_without_speed_limits_names_the_fix(
     assert "has no joint_vel_limit" in err and "--joint-vel-limit" in err
     main([*args, "--joint-vel-limit", "inf"])
     assert "ended in damping" in capsys.readouterr().out
+
+
+def test_a_missing_policy_or_motion_file_is_refused_before_any_model_is_built(
+    tmp_path, policy_path, capsys
+):
+    cases = [
+        (["sim2sim", str(tmp_path / "nope.onnx"), "--seconds", "1"], "nope.onnx'"),
+        (["run", str(policy_path), "--motion", str(tmp_path / "m.npz")], "--motion "),
+        (["inspect", str(tmp_path)], "is a folder, not a file"),
+    ]
+    for argv, message in cases:
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
+        assert "give " in err or "folder" in err  # what a right value is
+
+
+def test_sim2sim_of_a_policy_without_a_menagerie_robot_names_play_instead(
+    tmp_path, make_meta, make_policy, capsys
+):
+    meta = make_meta()
+    meta.task_id = "Mjlab-Cartpole-Balance"
+    meta.robot.menagerie_name = None
+    meta.robot.entry = None
+    path = make_policy(tmp_path / "policy.onnx", np.zeros((48, 12)), np.zeros(12), meta)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["sim2sim", str(path), "--seconds", "0.1"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "play Mjlab-Cartpole-Balance --checkpoint-file" in err
+
+
+@pytest.mark.slow
+def test_a_bare_video_flag_writes_beside_the_policy(policy_path, capsys):
+    pytest.importorskip("mujoco")
+    pytest.importorskip("mujoco_menagerie")
+    main(["sim2sim", str(policy_path), "--video", "--seconds", "0.2"])
+    video = policy_path.parent / "videos" / "sim2sim.mp4"
+    assert video.stat().st_size > 1000
+    assert f"video: {video}" in capsys.readouterr().out

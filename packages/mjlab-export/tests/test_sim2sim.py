@@ -146,7 +146,7 @@ def test_run_writes_a_video_of_the_robot(tmp_path, go1_meta, make_policy):
     path = make_policy(tmp_path / "zero.onnx", np.zeros((48, 12)), np.zeros(12), go1_meta)
     sim = Sim2Sim(path)
     report = sim.run(seconds=0.2, command=(0.0, 0.0, 0.0), video=tmp_path / "out" / "run.mp4")
-    assert len(report.frames) == 10 and report.frames[0].shape == (360, 480, 3)
+    assert len(report.frames) == 10 and report.frames[0].shape == (480, 640, 3)
     assert report.frames[-1].std() > 5  # an image, not a blank frame
     assert (tmp_path / "out" / "run.mp4").stat().st_size > 1000
 

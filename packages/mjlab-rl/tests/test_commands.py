@@ -10,6 +10,9 @@ def test_list_envs_prints_the_task_table(capsys):
     main([])
     out = capsys.readouterr().out
     assert "Mjlab-Velocity-Rough-Unitree-G1" in out and "unitree_go1/go1" in out
+    # Not a terminal: nothing is cut to fit a width.
+    assert "Mjlab-Tracking-Flat-Unitree-G1-No-State-Estimation" in out and "\u2026" not in out
+    assert "franka_emika_panda/mjx_panda, table, cube  256       0.02" in out
 
 
 def test_train_without_a_task_lists_tasks(capsys):
@@ -87,3 +90,24 @@ def test_help_shows_the_common_options_first_and_help_all_hides_fixed_fields(cap
         main(["Mjlab-Velocity-Flat-Unitree-Go1", "--help-all"])
     full = capsys.readouterr().out
     assert "--env.rewards" in full and "fixed to" not in full and "<function" not in full
+
+
+def test_a_missing_motion_file_is_refused_before_anything_is_built(tmp_path, capsys):
+    from mjlab.rl.scripts.train import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(
+            [
+                "Mjlab-Tracking-Flat-Unitree-G1",
+                "--env.commands.motion.motion-file",
+                str(tmp_path / "dance.npz"),
+                "--log-root",
+                str(tmp_path / "logs"),
+            ]
+        )
+    captured = capsys.readouterr()
+    assert stop.value.code == 2 and "device:" not in captured.out
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1 and "--env.commands.motion.motion-file" in err
+    assert "dance.npz': no such file" in err and "synthetic:squat" in err
+    assert not (tmp_path / "logs").exists()

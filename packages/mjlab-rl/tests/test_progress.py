@@ -1,10 +1,11 @@
 """The training progress line and curve: one line per iteration, the ETA, the records, the PNG."""
 
 import io
+import math
 
 import pytest
 
-from mjlab.rl.progress import TrainingProgress, write_training_curve
+from mjlab.rl.progress import TrainingProgress, wall_time_ticks, write_training_curve
 
 
 def test_a_file_gets_plain_lines_every_few_iterations_and_the_last():
@@ -54,3 +55,19 @@ def test_the_curve_is_a_png_and_a_csv_with_every_iteration(tmp_path):
     assert rows[0].startswith("iteration,wall_time_s") and "reward/track" in rows[0]
     assert len(rows) == 6
     assert write_training_curve([], tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    ("seconds", "unit"),
+    [([2.9, 3.8, 6.2, 11.0], "s"), ([0.0, 600.0, 7000.0], "min"), ([5, 4e4], "h")],
+)
+def test_the_wall_time_axis_has_distinct_ticks_inside_short_and_long_runs(seconds, unit):
+    got, scale, ticks = wall_time_ticks(seconds)
+    assert got == unit and len(ticks) >= 2 and len(set(ticks)) == len(ticks)
+    assert all(seconds[0] / scale <= t <= seconds[-1] / scale for t in ticks)
+
+
+def test_reward_terms_join_over_iterations_without_values():
+    from mjlab.rl.progress import _finite
+
+    assert _finite([0, 1, 2, 3], [1.0, math.nan, 2.0, None]) == ([0, 2], [1.0, 2.0])

@@ -397,3 +397,16 @@ while True:
     assert infos["i"] >= 0
     runner.save(str(tmp_path / "model.pt"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.pt"]
+
+
+def test_the_runner_prints_no_model_structure_unless_verbose(tmp_path, capsys):
+    _runner(tmp_path / "quiet").logger.init_logging_writer()
+    out = capsys.readouterr().out
+    assert "Actor Model" not in out and "Resolved observation sets" not in out, out
+    assert "git diff" not in out
+    cfg = load_env_cfg("Mjlab-Cartpole-Balance")
+    cfg.scene.num_envs = 2
+    train_cfg = to_rsl_rl_train_cfg(load_rl_cfg("Mjlab-Cartpole-Balance"))
+    train_cfg["verbose"] = True
+    MjlabOnPolicyRunner(RslRlVecEnvWrapper(ManagerBasedRlEnv(cfg)), train_cfg, None)
+    assert "Actor Model: MLPModel(" in capsys.readouterr().out

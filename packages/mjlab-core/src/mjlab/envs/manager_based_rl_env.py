@@ -343,6 +343,9 @@ class ManagerBasedRlEnv:
         model = self.sim.get_model(env_id)
         data = self.sim.get_data(env_id)
         if self._renderer is None:
+            # The offscreen buffer must hold the frame (MuJoCo's default is 640 x 480).
+            model.vis.global_.offwidth = max(model.vis.global_.offwidth, view.width)
+            model.vis.global_.offheight = max(model.vis.global_.offheight, view.height)
             try:
                 self._renderer = mujoco.Renderer(model, height=view.height, width=view.width)
             except Exception as error:

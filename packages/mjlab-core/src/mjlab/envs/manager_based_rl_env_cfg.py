@@ -47,9 +47,9 @@ class ViewerCfg(Config):
     """Tracking camera elevation, degrees (negative: looking down)."""
     azimuth: float = 135.0
     """Tracking camera azimuth, degrees."""
-    width: int = 320
+    width: int = 640
     """Frame width, pixels."""
-    height: int = 240
+    height: int = 480
     """Frame height, pixels."""
 
     def __post_init__(self) -> None:

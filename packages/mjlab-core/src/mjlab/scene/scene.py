@@ -67,6 +67,17 @@ class Scene:
         self.spec = mujoco.MjSpec()
         self.spec.visual.headlight.ambient = [0.4, 0.4, 0.4]
         self.spec.worldbody.add_light(name="sun", pos=[0, 0, 10], dir=[0, 0, -1], castshadow=False)
+        # A sky for videos and the native viewer (camera sensors do not draw it: their
+        # background stays black on both backends).
+        self.spec.add_texture(
+            name="skybox",
+            type=mujoco.mjtTexture.mjTEXTURE_SKYBOX,
+            builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT,
+            rgb1=[0.45, 0.62, 0.8],
+            rgb2=[0.08, 0.1, 0.14],
+            width=64,
+            height=384,
+        )
         self.terrain = None
         if cfg.terrain is not None:
             from mjlab.terrains import TerrainImporter

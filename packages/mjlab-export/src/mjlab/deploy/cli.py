@@ -22,6 +22,7 @@ import numpy as np
 import tyro
 
 from mjlab.deploy.control import DEFERRED_SIGNALS
+from mjlab.deploy.files import require_readable_file
 from mjlab.deploy.policy import OnnxPolicy
 from mjlab.deploy.strict import Config
 
@@ -103,7 +104,8 @@ class Sim2sim(Config):
     seconds: float | None = None
     """Simulated time, s (default: 10; with a viewer, until Ctrl-C or the window closes)."""
     video: Path | None = None
-    """Write an mp4 of the run (MuJoCo renderer; headless: EGL, else OSMesa, chosen itself)."""
+    """Write an mp4 of the run to this path; `--video` alone: videos/sim2sim.mp4 beside the
+    policy (MuJoCo renderer; headless: EGL, else OSMesa, chosen itself)."""
     viewer: Literal["none", "web", "native"] = "none"
     """Watch live: "web" serves a viser page with command sliders (needs mjlab-export[viewer];
     remote machine: ssh -L 8080:127.0.0.1:8080 HOST), "native" opens MuJoCo's window."""
@@ -274,8 +276,11 @@ def inspect(policy_path: Path) -> str:
     if m.commands:
         lines.append("")
     for c in m.commands:
+        ranges = ", ".join(f"{k} {v}" for k, v in c.ranges.items())
+        parts = f" ({', '.join(c.components)})" if c.components else ""
         lines.append(
-            f"command {c.name} ({c.dim}): " + ", ".join(f"{k} {v}" for k, v in c.ranges.items())
+            f"command {c.name} ({c.dim}): "
+            + (ranges or f"no training ranges recorded{parts}; the robot supplies its values")
         )
     if m.mujoco_options:
         lines += ["", "mujoco: " + ", ".join(f"{k} {v}" for k, v in m.mujoco_options.items())]
@@ -451,7 +456,56 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
 
 
+_BESIDE_POLICY = "<beside the policy>"
+"""What a bare `--video` stands for until the policy's path is known."""
+
+
+def _bare_video_flag(args: list[str]) -> list[str]:
+    """`--video` with no path after it (last, or followed by another option) gets a placeholder
+    that `_check_inputs` turns into videos/sim2sim.mp4 beside the policy."""
+    out = list(args)
+    for i, arg in enumerate(out):
+        if arg == "--video" and (i + 1 == len(out) or out[i + 1].startswith("--")):
+            out.insert(i + 1, _BESIDE_POLICY)
+            break
+    return out
+
+
+def _check_inputs(cmd: Inspect | Bench | Sim2sim | Run) -> None:
+    """Refuse a missing or unreadable policy or motion file before anything is built, and place
+    a bare `--video` beside the policy."""
+    require_readable_file(cmd.policy, "policy", "the path of an exported policy.onnx")
+    motion = getattr(cmd, "motion", None)
+    if motion is not None:
+        require_readable_file(
+            motion,
+            "--motion",
+            "the .npz motion file the policy was trained on (motion.npz beside its policy.onnx)",
+        )
+    if isinstance(cmd, Sim2sim) and cmd.video == Path(_BESIDE_POLICY):
+        cmd.video = cmd.policy.parent / "videos" / "sim2sim.mp4"
+
+
+def require_menagerie_robot(policy: OnnxPolicy, command: str) -> None:
+    """Refuse, naming the command to use instead, a policy whose robot is not a
+    mujoco-menagerie model (`sim2sim` and `run --robot mujoco` load the robot from Menagerie).
+
+    Raises:
+        ValueError: the policy's metadata names no Menagerie model.
+    """
+    meta = policy.metadata
+    if meta is None or meta.robot.menagerie_name:
+        return
+    task = meta.task_id or "TASK"
+    raise ValueError(
+        f"`deploy {command}` runs a mujoco-menagerie robot, and this policy's task ({task}) "
+        f"has none. Watch it in its own env instead: `play {task} --checkpoint-file "
+        "<run folder>/model_<it>.pt` (add --video or --viewer web)."
+    )
+
+
 def _dispatch(args: list[str]) -> None:
+    args = _bare_video_flag(args)
     cmd = tyro.cli(
         Annotated[Inspect, tyro.conf.subcommand("inspect")]
         | Annotated[Bench, tyro.conf.subcommand("bench")]
@@ -461,6 +515,11 @@ def _dispatch(args: list[str]) -> None:
         prog="deploy",
         description="Look at, time, try and run an exported mjlab policy (--debug: tracebacks).",
     )
+    _check_inputs(cmd)
+    if isinstance(cmd, (Sim2sim, Run)):
+        require_menagerie_robot(
+            OnnxPolicy(cmd.policy), "run" if isinstance(cmd, Run) else "sim2sim"
+        )
     if isinstance(cmd, Inspect):
         print(inspect(cmd.policy))
     elif isinstance(cmd, Bench):

@@ -156,9 +156,8 @@ class MujocoRobot:
             floor = spec.worldbody.add_geom(
                 name="sim2sim_floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05]
             )
-            floor.rgba = [0.3, 0.35, 0.4, 1.0]
-        if not spec.lights:
-            spec.worldbody.add_light(pos=[0, 0, 4], dir=[0, 0, -1], directional=True)
+            floor.material = _add_checker_material(spec)
+        _light_the_scene(spec)
         return spec
 
     @classmethod
@@ -411,7 +410,7 @@ class MujocoRobot:
         return bool(self.projected_gravity()[2] > -0.5 or height < self.fall_height)
 
     def make_renderer(
-        self, height: int = 360, width: int = 480
+        self, height: int = 480, width: int = 640
     ) -> Callable[[mujoco.MjModel, mujoco.MjData], np.ndarray]:
         """A render callback for `run` with a camera that follows the base.
 
@@ -465,3 +464,47 @@ def _check_ground_contact(m: mujoco.MjModel, robot_geoms: list[int], meta: Any) 
         "Unitree G1: 'scene_mjx'), or pass a compiled model (MujocoRobot(policy, model=...)).",
         stacklevel=3,
     )
+
+
+def _add_checker_material(spec: mujoco.MjSpec) -> str:
+    """A 1 m grey checker material for the floor sim2sim adds (motion is easy to judge on it);
+    returns its name."""
+    spec.add_texture(
+        name="sim2sim_checker",
+        type=mujoco.mjtTexture.mjTEXTURE_2D,
+        builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER,
+        rgb1=[0.42, 0.47, 0.53],
+        rgb2=[0.3, 0.34, 0.39],
+        width=256,
+        height=256,
+    )
+    material = spec.add_material(name="sim2sim_floor", texrepeat=[1, 1], texuniform=True)
+    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "sim2sim_checker"
+    return "sim2sim_floor"
+
+
+def _light_the_scene(spec: mujoco.MjSpec) -> None:
+    """Enough light to see the robot in a video or the native viewer: a brighter headlight (a
+    robot entry alone is lit by a spotlight at most), a directional sun and a sky when the
+    model has none. Visual only: no effect on the physics."""
+    headlight = spec.visual.headlight
+    headlight.ambient = np.maximum(headlight.ambient, 0.35)
+    headlight.diffuse = np.maximum(headlight.diffuse, 0.55)
+    if not any(light.type == mujoco.mjtLightType.mjLIGHT_DIRECTIONAL for light in spec.lights):
+        spec.worldbody.add_light(
+            name="sim2sim_sun",
+            pos=[0, 0, 4],
+            dir=[0, -0.3, -1],
+            type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL,
+            castshadow=False,
+        )
+    if not any(t.type == mujoco.mjtTexture.mjTEXTURE_SKYBOX for t in spec.textures):
+        spec.add_texture(
+            name="sim2sim_sky",
+            type=mujoco.mjtTexture.mjTEXTURE_SKYBOX,
+            builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT,
+            rgb1=[0.45, 0.62, 0.8],
+            rgb2=[0.08, 0.1, 0.14],
+            width=64,
+            height=384,
+        )

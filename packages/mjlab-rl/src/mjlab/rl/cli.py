@@ -182,8 +182,9 @@ COMMON_OPTIONS = (
 """The options `PROG TASK --help` shows first (dotted config paths, a few words each)."""
 
 
-def _field_docs(cls: type) -> dict[str, str]:
-    """First line of each field's attribute docstring of a dataclass."""
+def _field_docs(cls: type, whole: bool = False) -> dict[str, str]:
+    """First line (`whole`: all, as one line) of each field's attribute docstring of a
+    dataclass."""
     import ast
     import inspect
     import textwrap
@@ -202,7 +203,8 @@ def _field_docs(cls: type) -> dict[str, str]:
             and isinstance(after.value, ast.Constant)
             and isinstance(after.value.value, str)
         ):
-            docs[node.target.id] = after.value.value.strip().splitlines()[0]
+            text = after.value.value.strip()
+            docs[node.target.id] = " ".join(text.split()) if whole else text.splitlines()[0]
     return docs
 
 
@@ -365,7 +367,15 @@ def find_checkpoint(experiment_dir: Path, load_run: str, load_checkpoint: str) -
         reverse=True,
     )
     if not runs:
-        raise FileNotFoundError(f"No run folder in {experiment_dir} matches load_run='{load_run}'.")
+        present = sorted(p.name for p in experiment_dir.glob("*") if p.is_dir())
+        fix = (
+            f"runs there: {', '.join(present[-5:])} (--agent.load-run takes a regex of one)"
+            if present
+            else "train a run of this experiment first, or check --agent.experiment-name"
+        )
+        raise FileNotFoundError(
+            f"No run folder in {experiment_dir} matches load_run='{load_run}'; {fix}."
+        )
 
     def order(p: Path) -> tuple:
         m = re.search(r"(\d+)", p.stem)
@@ -379,13 +389,48 @@ def find_checkpoint(experiment_dir: Path, load_run: str, load_checkpoint: str) -
             return ckpts[-1]
     raise FileNotFoundError(
         f"No run folder in {experiment_dir} matching load_run='{load_run}' has a checkpoint "
-        f"matching load_checkpoint='{load_checkpoint}'."
+        f"matching load_checkpoint='{load_checkpoint}'; in the newest, {runs[0].name}: "
+        f"{', '.join(sorted(p.name for p in runs[0].glob('*.pt'))[-5:]) or 'none'} "
+        "(--agent.load-checkpoint takes a regex such as 'model_.*\\.pt')."
     )
 
 
-def configure_wandb(logger: str) -> None:
-    """wandb runs offline, with a note, when no credentials are configured."""
-    if logger != "wandb" or os.environ.get("WANDB_MODE"):
+def check_input_files(env_cfg: Any) -> None:
+    """Refuse a missing or unreadable input file named in the env config's terms (a field whose
+    name ends in `_file`, such as the tracking command's `motion_file`) before anything is built.
+    Values of the form "<kind>:<name>" (e.g. "synthetic:squat") name no file.
+
+    Raises:
+        FileNotFoundError, ValueError: naming the option (`--env.<group>.<term>.<field>`).
+    """
+    from mjlab.deploy.files import require_readable_file
+
+    for group in ("commands", "observations", "rewards", "events", "terminations", "actions"):
+        terms = getattr(env_cfg, group, None)
+        if not isinstance(terms, dict):
+            continue
+        for name, term in terms.items():
+            if not dataclasses.is_dataclass(term):
+                continue
+            for f in dataclasses.fields(term):
+                value = getattr(term, f.name)
+                if not f.name.endswith("_file") or not isinstance(value, (str, Path)):
+                    continue
+                if isinstance(value, str) and re.fullmatch(r"[A-Za-z_]+:[^/\\]*", value):
+                    continue
+                option = f"--env.{group}.{name}.{f.name}".replace("_", "-")
+                doc = _field_docs(type(term), whole=True).get(f.name, "an existing file")
+                require_readable_file(value, option, doc[:1].lower() + doc[1:].rstrip("."))
+
+
+def configure_wandb(logger: str, verbose: bool = False) -> None:
+    """wandb runs offline, with a note, when no credentials are configured; its own console
+    chatter (banners, sync hints) is silenced unless `verbose` (WANDB_SILENT, when unset)."""
+    if logger != "wandb":
+        return
+    if not verbose:
+        os.environ.setdefault("WANDB_SILENT", "true")
+    if os.environ.get("WANDB_MODE"):
         return
     has_key = bool(os.environ.get("WANDB_API_KEY"))
     netrc = Path.home() / ".netrc"

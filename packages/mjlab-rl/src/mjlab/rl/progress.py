@@ -173,9 +173,10 @@ def write_training_curve(
     # A Figure with its own Agg canvas: pyplot's global backend (a notebook's) is left alone.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     it = [r["iteration"] for r in records]
-    minutes = [r["wall_time_s"] / 60 for r in records]
+    seconds = [r["wall_time_s"] for r in records]
     terms = [n for n in names if n.startswith("reward/")]
     if headline and f"reward/{headline}" in terms:
         terms.remove(f"reward/{headline}")
@@ -185,23 +186,29 @@ def write_training_curve(
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, 3 if terms else 2)
     for ax, (key, label) in zip(axes, panels, strict=False):
-        ax.plot(it, [r.get(key, math.nan) for r in records])
+        ax.plot(*_finite(it, [r.get(key, math.nan) for r in records]))
         ax.set(xlabel="iteration", ylabel=label)
+    for ax in axes:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
     if terms:
-        for key in terms[:4]:
-            axes[2].plot(it, [r.get(key, math.nan) for r in records], label=key[len("reward/") :])
+        # Every term, each with its own line style and marker: terms that coincide (Cartpole's
+        # alive and upright) stay visible one over the other.
+        styles = ["-", "--", ":", "-."]
+        for k, key in enumerate(terms[:_MAX_TERMS]):
+            x, y = _finite(it, [r.get(key, math.nan) for r in records])
+            axes[2].plot(
+                x,
+                y,
+                linestyle=styles[k % len(styles)],
+                marker="os^vDx"[k % 6] if len(x) <= 30 else None,
+                markersize=4,
+                label=key[len("reward/") :],
+            )
         axes[2].set(xlabel="iteration", ylabel="episode reward term (per s)")
         axes[2].legend(fontsize=8)
-    if len(it) > 1 and minutes[-1] > minutes[0]:
+    if len(it) > 1 and seconds[-1] > seconds[0]:
         for ax in axes:
-            top = ax.secondary_xaxis(
-                "top",
-                functions=(
-                    lambda i: _interp(i, it, minutes),
-                    lambda m: _interp(m, minutes, it),
-                ),
-            )
-            top.set_xlabel("wall time (min)")
+            _wall_time_axis(ax, it, seconds)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -210,7 +217,54 @@ def write_training_curve(
     return out
 
 
-def _interp(x: Any, xp: list[float], fp: list[float]) -> Any:
+_MAX_TERMS = 8
+"""Reward terms drawn in the curve's third panel (the headline first)."""
+
+
+def _finite(x: list[float], y: list[float]) -> tuple[list[float], list[float]]:
+    """The points of (x, y) whose y is a number: an iteration in which no episode ended logs
+    no term values (NaN), and the line joins its neighbours instead of breaking there."""
+    keep = [i for i, v in enumerate(y) if v is not None and math.isfinite(v)]
+    return [x[i] for i in keep], [y[i] for i in keep]
+
+
+def wall_time_ticks(seconds: list[float]) -> tuple[str, float, list[float]]:
+    """The unit of a curve's wall-time axis (s, min or h: whichever gives readable numbers for
+    the run's length), seconds per unit, and at most 6 ticks in that unit within the run."""
+    from matplotlib.ticker import MaxNLocator
+
+    total = seconds[-1]
+    unit, scale = (
+        ("s", 1.0) if total < 180 else ("min", 60.0) if total < 3 * 3600 else ("h", 3600.0)
+    )
+    lo, hi = seconds[0] / scale, total / scale
+    ticks = [float(v) for v in MaxNLocator(nbins=5).tick_values(lo, hi) if lo <= v <= hi]
+    return unit, scale, ticks
+
+
+def _wall_time_axis(ax: Any, it: list[float], seconds: list[float]) -> None:
+    """A top axis with the wall time of the iterations below (`wall_time_ticks`)."""
+    unit, scale, ticks = wall_time_ticks(seconds)
+    t = [v / scale for v in seconds]
+    top = ax.secondary_xaxis(
+        "top",
+        functions=(
+            lambda i: interp_extrapolated(i, it, t),
+            lambda v: interp_extrapolated(v, t, it),
+        ),
+    )
+    top.set_xticks(ticks)
+    top.set_xlabel(f"wall time ({unit})")
+
+
+def interp_extrapolated(x: Any, xp: list[float], fp: list[float]) -> Any:
+    """Piecewise-linear map through (xp, fp), continued linearly past both ends (clamped, every
+    point outside the run would land on one spot)."""
     import numpy as np
 
-    return np.interp(x, xp, fp)
+    x, xp_, fp_ = (np.asarray(v, dtype=float) for v in (x, xp, fp))
+    y = np.interp(x, xp_, fp_)
+    lo = (fp_[1] - fp_[0]) / (xp_[1] - xp_[0]) if xp_[1] > xp_[0] else 0.0
+    hi = (fp_[-1] - fp_[-2]) / (xp_[-1] - xp_[-2]) if xp_[-1] > xp_[-2] else 0.0
+    y = np.where(x < xp_[0], fp_[0] + lo * (x - xp_[0]), y)
+    return np.where(x > xp_[-1], fp_[-1] + hi * (x - xp_[-1]), y)

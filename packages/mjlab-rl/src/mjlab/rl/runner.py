@@ -55,7 +55,18 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             train_cfg["num_steps_per_env"],
             train_cfg.get("algorithm", {}).get("num_mini_batches", 1),
         )
-        super().__init__(env, train_cfg, log_dir, device)
+        # rsl-rl prints the resolved observation sets and the actor/critic modules while it
+        # builds them, and a line when it stores the git diff: train_cfg["verbose"] shows them.
+        self._quiet = not train_cfg.get("verbose", False)
+        with _stdout_hidden(self._quiet):
+            super().__init__(env, train_cfg, log_dir, device)
+        init_writer = self.logger.init_logging_writer
+
+        def init_logging_writer() -> None:
+            with _stdout_hidden(self._quiet):
+                init_writer()
+
+        self.logger.init_logging_writer = init_logging_writer  # type: ignore[method-assign]
         self.progress: Any = None
         """The run's `mjlab.rl.progress.TrainingProgress` (its `records` are the curve)."""
         # rsl-rl prints a ~25-line block per iteration; by default one progress line instead
@@ -438,6 +449,13 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             _save_motion_beside(env, Path(path))
         if self.cfg.get("upload_model", True):
             self.logger.save_model(str(out), self.current_learning_iteration)
+
+
+def _stdout_hidden(hide: bool) -> Any:
+    """A context that swallows what is printed to stdout when `hide`, else does nothing."""
+    import contextlib
+
+    return contextlib.redirect_stdout(io.StringIO()) if hide else contextlib.nullcontext()
 
 
 def config_fields(cfg: Any) -> dict[str, str]:

@@ -6,6 +6,7 @@ come from the task's mjlab.rl config converted with `to_rsl_rl_train_cfg`.
 """
 
 import dataclasses
+import logging
 import sys
 import time
 from pathlib import Path
@@ -51,19 +52,28 @@ def _cfg_types():
         log_root: str = "logs/rlightning"
         """Checkpoints go to <log_root>/<experiment_name>/<timestamp>/."""
         verbose: bool = False
-        """Print every iteration's report instead of one progress line."""
+        """Print every iteration's report instead of one progress line, rsl-rl's model
+        printouts and Ray's start-up messages."""
 
     return TrainRlightningCfg
 
 
 def run(task_id: str, cfg: Any) -> list:
     from mjlab.rl import to_rsl_rl_train_cfg
-    from mjlab.rl.cli import check_log_root, choose_device, new_run_dir, remove_unused_run_dir
+    from mjlab.rl.cli import (
+        check_input_files,
+        check_log_root,
+        choose_device,
+        new_run_dir,
+        remove_unused_run_dir,
+    )
 
+    check_input_files(cfg.env)
     log_root = check_log_root(cfg.log_root)
     device = choose_device(cfg.device)
     cfg.env.seed = cfg.agent.seed
     train_cfg = to_rsl_rl_train_cfg(cfg.agent)
+    train_cfg["verbose"] = cfg.verbose  # rsl-rl's model printouts, here and in each worker
     run_dir = new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name)
     try:
         return _run(task_id, cfg, device, train_cfg, run_dir)
@@ -148,8 +158,11 @@ def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) ->
         from rlightning.engine import RayEngine
 
         if not ray.is_initialized():
+            # Ray's INFO/WARNING lines at start-up (the local instance starting, its generated
+            # auth token) say nothing a user acts on: --verbose shows them.
+            quiet = {} if cfg.verbose else {"logging_level": logging.ERROR}
             if cfg.ray_address:
-                ray.init(address=cfg.ray_address)
+                ray.init(address=cfg.ray_address, **quiet)
             else:
                 # One CPU slot per rollout worker plus the learner, even on a 2-core machine.
                 slots = max(os.cpu_count() or 1, cfg.num_rollout_workers + 1)
@@ -159,6 +172,7 @@ def _run(task_id: str, cfg: Any, device: str, train_cfg: dict, run_dir: Path) ->
                     num_cpus=slots,
                     include_dashboard=False,
                     _node_ip_address="127.0.0.1",
+                    **quiet,
                 )
         engine = RayEngine(
             factory,

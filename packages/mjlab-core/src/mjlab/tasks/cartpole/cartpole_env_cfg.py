@@ -126,7 +126,7 @@ def cartpole_balance_env_cfg(num_envs: int = 64) -> ManagerBasedRlEnvCfg:
                 },
             ),
         },
-        viewer=ViewerCfg(camera="cartpole/side", width=320, height=240),
+        viewer=ViewerCfg(camera="cartpole/side"),
     )
 
 

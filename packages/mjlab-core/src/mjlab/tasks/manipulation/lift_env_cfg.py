@@ -187,9 +187,7 @@ def lift_env_cfg(num_envs: int = 1024) -> ManagerBasedRlEnvCfg:
                 func=lift.reset_into_grasp_pose, mode="reset", params={"probability": 0.25}
             ),
         },
-        viewer=ViewerCfg(
-            body_id=1, distance=1.6, elevation=-25.0, azimuth=150.0, width=480, height=360
-        ),
+        viewer=ViewerCfg(body_id=1, distance=1.6, elevation=-25.0, azimuth=150.0),
     )
 
 

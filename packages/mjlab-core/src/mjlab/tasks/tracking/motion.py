@@ -391,7 +391,10 @@ def motion_from_csv(
     if output_fps is not None and not (np.isfinite(output_fps) and output_fps > 0):
         raise ValueError(f"--output-fps must be a positive number, got {output_fps!r}.")
     if not path.is_file():
-        raise FileNotFoundError(f"No CSV file at {path}.")
+        raise FileNotFoundError(
+            f"No CSV file at {path} (relative to {Path.cwd()}); give the retargeted CSV to "
+            "convert (per frame: root x y z, root quaternion, joint angles in model order)."
+        )
     _free_joint(model)
     nj = model.nq - 7
     rows = _read_rows(path)

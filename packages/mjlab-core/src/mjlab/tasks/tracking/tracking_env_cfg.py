@@ -235,7 +235,7 @@ def tracking_env_cfg(
                 params={"velocity_range": {"x": (-0.5, 0.5), "y": (-0.5, 0.5), "z": (-0.2, 0.2)}},
             ),
         },
-        viewer=ViewerCfg(distance=3.0, elevation=-10.0, azimuth=90.0, width=480, height=320),
+        viewer=ViewerCfg(distance=3.0, elevation=-10.0, azimuth=90.0),
     )
 
 

@@ -241,7 +241,7 @@ def velocity_env_cfg(
         curriculum={
             "terrain_levels": CurriculumTermCfg(func=mdp.terrain_levels) if rough else None,
         },
-        viewer=ViewerCfg(distance=2.0, elevation=-15.0, azimuth=120.0, width=480, height=320),
+        viewer=ViewerCfg(distance=2.0, elevation=-15.0, azimuth=120.0),
     )
 
 

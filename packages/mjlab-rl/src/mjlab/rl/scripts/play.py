@@ -6,6 +6,7 @@ browser (`mjlab.viewer.WebViewer`, 127.0.0.1:8080 by default)."""
 
 import contextlib
 import dataclasses
+import math
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,11 +31,14 @@ def _cfg_type() -> Any:
         """"zero" or "random" actions instead of a checkpoint (alias: --agent zero|random)."""
         steps: int | None = None
         """Env steps to run (default: 500; with a viewer, until Ctrl-C or the window closes)."""
+        seconds: float | None = None
+        """Simulated time to run, s, as `deploy sim2sim --seconds` (rounded up to whole env
+        steps); instead of --steps."""
         video: bool = False
         """Render env 0 to an mp4."""
         video_file: Path | None = None
-        """Where to write the video (default: videos/play.mp4 beside the checkpoint).
-        Without a checkpoint: ./videos/play.mp4."""
+        """Where to write the video (default: videos/play.mp4 beside the checkpoint; without
+        one: logs/videos/play_<task>_<policy>.mp4)."""
         viewer: Literal["none", "web", "native"] = "none"
         """Watch live: "web" (a page in any browser) or "native" (MuJoCo's window).
         "web" serves the scene with viser and prints the address; on a remote machine forward
@@ -45,8 +49,61 @@ def _cfg_type() -> Any:
         """Port of the web viewer (the next free one when taken)."""
         device: str | None = None
         """Torch device; None: cuda:0 when available, else cpu."""
+        verbose: bool = False
+        """Also print what is quiet by default (rsl-rl's actor/critic modules)."""
 
     return PlayCfg
+
+
+def check_inputs(cfg: Any) -> None:
+    """Refuse what would fail later, before the env is built: no or an unreadable checkpoint,
+    a bad length.
+
+    Raises:
+        ValueError, FileNotFoundError: naming the option and the fix.
+    """
+    from mjlab.deploy.files import require_readable_file
+    from mjlab.rl.cli import check_input_files
+
+    check_input_files(cfg.env)
+    if cfg.policy == "trained":
+        if cfg.checkpoint_file is None:
+            raise ValueError("play needs --checkpoint-file PATH (or --agent zero|random).")
+        require_readable_file(
+            cfg.checkpoint_file,
+            "--checkpoint-file",
+            "a model_<it>.pt from a run folder, e.g. logs/rsl_rl/<experiment>/<run>/model_<it>.pt",
+        )
+    if cfg.steps is not None and cfg.seconds is not None:
+        raise ValueError("give --steps or --seconds, not both.")
+    if cfg.steps is not None and cfg.steps < 1:
+        raise ValueError(f"--steps must be >= 1, got {cfg.steps}.")
+    if cfg.seconds is not None and not cfg.seconds > 0:
+        raise ValueError(f"--seconds must be > 0, got {cfg.seconds}.")
+    if cfg.video and cfg.viewer != "none" and cfg.steps is None and cfg.seconds is None:
+        raise ValueError(
+            "--video with --viewer needs --steps or --seconds (the frames are kept in memory)."
+        )
+
+
+def step_limit(cfg: Any, step_dt: float, viewer: bool) -> int | None:
+    """Env steps to run: --steps, or --seconds of simulated time rounded up to whole steps;
+    by default 500, or none (until Ctrl-C) with a viewer."""
+    if cfg.steps is not None:
+        return cfg.steps
+    if cfg.seconds is not None:
+        return max(1, math.ceil(cfg.seconds / step_dt - 1e-9))
+    return None if viewer else 500
+
+
+def video_path(cfg: Any, task_id: str) -> Path:
+    """--video-file, else videos/play.mp4 in the checkpoint's run folder, else (zero or random
+    actions: no run folder) logs/videos/play_<task>_<policy>.mp4."""
+    if cfg.video_file is not None:
+        return cfg.video_file
+    if cfg.checkpoint_file is not None and cfg.policy == "trained":
+        return cfg.checkpoint_file.parent / "videos" / "play.mp4"
+    return Path("logs") / "videos" / f"play_{task_id}_{cfg.policy}.mp4"
 
 
 def run(task_id: str, cfg: Any) -> dict:
@@ -59,6 +116,7 @@ def run(task_id: str, cfg: Any) -> dict:
     from mjlab.rl.runner import MjlabOnPolicyRunner
     from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
 
+    check_inputs(cfg)
     if cfg.policy == "trained" and cfg.checkpoint_file is not None:
         from mjlab.rl.checkpoint import verify_checkpoint
 
@@ -67,9 +125,9 @@ def run(task_id: str, cfg: Any) -> dict:
     env = ManagerBasedRlEnv(cfg.env, device=device, render_mode="rgb_array" if cfg.video else None)
     wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)
     if cfg.policy == "trained":
-        if cfg.checkpoint_file is None:
-            raise ValueError("play needs --checkpoint-file PATH (or --agent zero|random).")
-        runner = MjlabOnPolicyRunner(wrapped, to_rsl_rl_train_cfg(cfg.agent), None, device=device)
+        train_cfg = to_rsl_rl_train_cfg(cfg.agent)
+        train_cfg["verbose"] = cfg.verbose
+        runner = MjlabOnPolicyRunner(wrapped, train_cfg, None, device=device)
         runner.load(
             str(cfg.checkpoint_file), load_cfg={"actor": True}, strict=True, map_location=device
         )
@@ -78,13 +136,9 @@ def run(task_id: str, cfg: Any) -> dict:
         policy = lambda obs: torch.zeros(env.num_envs, wrapped.num_actions, device=device)  # noqa: E731
     else:
         policy = lambda obs: 2 * torch.rand(env.num_envs, wrapped.num_actions, device=device) - 1  # noqa: E731
-    if cfg.steps is not None and cfg.steps < 1:
-        raise ValueError(f"--steps must be >= 1, got {cfg.steps}.")
-    if cfg.video and cfg.viewer != "none" and cfg.steps is None:
-        raise ValueError("--video with --viewer needs --steps (the frames are kept in memory).")
     watch = _open_viewer(cfg, env, task_id) if cfg.viewer != "none" else None
     viewer = watch.viewer if watch is not None else None
-    limit = cfg.steps if cfg.steps is not None else (None if viewer is not None else 500)
+    limit = step_limit(cfg, env.step_dt, viewer is not None)
     obs = wrapped.get_observations()
     frames, lengths, returns = [], [], []
     ep_return = torch.zeros(env.num_envs, device=device)
@@ -134,11 +188,7 @@ def run(task_id: str, cfg: Any) -> dict:
     if cfg.video:
         import imageio.v2 as imageio
 
-        out = cfg.video_file or (
-            (cfg.checkpoint_file.parent if cfg.checkpoint_file else Path.cwd())
-            / "videos"
-            / "play.mp4"
-        )
+        out = video_path(cfg, task_id)
         out.parent.mkdir(parents=True, exist_ok=True)
         imageio.mimwrite(out, frames, fps=round(1.0 / env.step_dt), macro_block_size=1)
         result["video"] = str(out)

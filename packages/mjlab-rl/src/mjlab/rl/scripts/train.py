@@ -18,9 +18,11 @@ import time
 import traceback
 from pathlib import Path
 
+from mjlab.deploy.files import require_readable_file
 from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
 from mjlab.rl.checkpoint import verify_checkpoint
 from mjlab.rl.cli import (
+    check_input_files,
     check_log_root,
     choose_device,
     configure_wandb,
@@ -64,7 +66,8 @@ class TrainCfg(Config):
     export_onnx: bool = True
     """Write policy.onnx beside each checkpoint."""
     verbose: bool = False
-    """Print rsl-rl's full block every iteration instead of one progress line."""
+    """Show what is quiet by default: rsl-rl's full block every iteration instead of one
+    progress line, the actor/critic modules, and wandb's own messages."""
     save_env_state: bool = True
     """Put the env's whole state in each checkpoint, for an exact `--agent.resume`.
 
@@ -135,9 +138,11 @@ def run(task_id: str, cfg: TrainCfg) -> Path | None:
     """
     multi_gpu = int(os.environ.get("WORLD_SIZE", "1")) > 1
     rank = int(os.environ.get("RANK", "0")) if multi_gpu else 0
-    # Rank 0 alone writes under the log root: it checks it first, before anything is built.
-    log_root = check_log_root(cfg.log_root) if rank == 0 else Path(cfg.log_root).resolve()
+    # What only reads comes first; then rank 0, which alone writes under the log root, makes
+    # and checks it, all before anything is built.
     check_run_config(cfg.env, cfg.agent)
+    check_input_files(cfg.env)
+    log_root = check_log_root(cfg.log_root) if rank == 0 else Path(cfg.log_root).resolve()
     device = choose_device(cfg.device)
     if multi_gpu:
         device = f"cuda:{int(os.environ.get('LOCAL_RANK', '0'))}"
@@ -146,14 +151,14 @@ def run(task_id: str, cfg: TrainCfg) -> Path | None:
     cfg.env.seed = seeds.env
     if cfg.deterministic:
         cfg.env.sim.deterministic = True
-    configure_wandb(cfg.agent.logger)
+    configure_wandb(cfg.agent.logger, cfg.verbose)
     resume_path = None
     if cfg.agent.resume:
-        resume_path = verify_checkpoint(
-            find_checkpoint(
-                log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
-            )
+        found = find_checkpoint(
+            log_root / cfg.agent.experiment_name, cfg.agent.load_run, cfg.agent.load_checkpoint
         )
+        require_readable_file(found, "--agent.resume: checkpoint")
+        resume_path = verify_checkpoint(found)
     log_dir = (
         new_run_dir(log_root, cfg.agent.experiment_name, cfg.agent.run_name) if rank == 0 else None
     )

@@ -16,7 +16,9 @@ Weights are exchanged as ``{"actor": state_dict, "critic": state_dict}``.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import math
 import warnings
 from collections.abc import Callable, Mapping
@@ -232,7 +234,11 @@ class RSLRLPolicy(BasePolicy):
             )
         algo_cls: type[PPO] = resolved  # the policy needs PPO's rollout/update interface
         observations = meta.get_observations().to(self.device)
-        algo = algo_cls.construct_algorithm(observations, meta, cfg, self.device)
+        # rsl-rl prints the observation sets and the actor/critic modules while it builds them:
+        # in every Ray worker too. train_cfg["verbose"] keeps them.
+        quiet = contextlib.redirect_stdout(io.StringIO())
+        with contextlib.nullcontext() if cfg.get("verbose", False) else quiet:
+            algo = algo_cls.construct_algorithm(observations, meta, cfg, self.device)
         actor, critic = algo._raw_actor, algo._raw_critic
         if actor.is_recurrent or critic.is_recurrent:
             raise ValueError(
