@@ -1,7 +1,7 @@
 """The guides' commands (docs/**/*.md) run as written, headless, the way the README tour does.
 
 Every line of a ```bash block is a `uv run X ...` command that this test runs with small sizes
-appended (`test_readme_tour.resolve_command`), unless the block is preceded by a
+appended (`test_readme_tour.resolve_command`, then `TINY`), unless the block is preceded by a
 `<!-- docs-test: skip, <reason> -->` line: installs, servers, GPUs, clusters, benchmarks. A
 command the README tour already runs is not run again, except a `train` whose run folder a later
 command of the same page reads. Each page's commands run in order in a folder of their own
@@ -24,6 +24,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SKIP = "<!-- docs-test: skip"
+TINY = {
+    "train": ["--env.scene.num-envs", "4", "--agent.max-iterations", "1"],
+    "train-rlightning": ["--env.scene.num-envs", "4", "--agent.max-iterations", "1"],
+}
+"""Appended after the tour's sizes (the last value wins): the guides' runs check that each
+command works as written, not what it learns, so one iteration of 4 envs is enough."""
 
 _spec = importlib.util.spec_from_file_location(
     "readme_tour", Path(__file__).with_name("test_readme_tour.py")
@@ -104,11 +110,16 @@ def test_the_guides_commands_run_as_written_headless(tmp_path):
         timings = []
         for command in commands:
             argv, kind = tour.resolve_command(command, cwd)
+            if kind == "sim2sim" and "--motion" in argv:
+                # A motion plays once, start to end: no --seconds to append.
+                argv = argv[: len(argv) - len(tour.SMALL["sim2sim"])]
+            argv += TINY.get(kind, [])
             start = time.monotonic()
             done = subprocess.run(
                 argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600
             )
             timings.append((f"{page}: {command}", time.monotonic() - start))
+            print(f"{timings[-1][1]:6.1f} s  {timings[-1][0]}", flush=True)
             out = done.stdout + done.stderr
             # An untrained policy may fall in sim2sim / run: their documented exit status 1.
             allowed = (0, 1) if kind in ("sim2sim", "run") else (0,)
@@ -122,8 +133,7 @@ def test_the_guides_commands_run_as_written_headless(tmp_path):
 
     with ThreadPoolExecutor(max_workers=len(chains)) as pool:
         timings = [t for page in pool.map(run_page, chains.items()) for t in page]
-    for command, seconds in timings:
-        print(f"{seconds:6.1f} s  {command}")
+    assert len(timings) == sum(len(c) for c in chains.values())
     assert (tmp_path / "guides_tracking" / "squat.npz").exists()
 
 
