@@ -1,6 +1,6 @@
 """bench/gpu_check.sh's pieces on the CPU: the throughput bench writes the JSON rows the report
 reads, and the report turns real outputs into its table (the GPU itself is only measured where
-one is lent; see README "GPU")."""
+one is lent; see docs/guides/gpu.md)."""
 
 import json
 import subprocess

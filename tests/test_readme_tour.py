@@ -96,9 +96,10 @@ def _chains(commands: list[str]) -> list[list[str]]:
     return chains
 
 
-def _run_and_check(command: str, tmp_path: Path, env: dict) -> float:
-    """Run one tour command as the README writes it (sizes appended) and check what it did;
-    returns its wall time in seconds."""
+def resolve_command(command: str, cwd: Path) -> tuple[list[str], str]:
+    """A documented `uv run X ...` command as run here, and its kind: X is this environment's
+    executable, `<run>` and `model_<N>.pt` become the newest run folder and checkpoint under
+    `cwd`, and SMALL's options for its kind are appended."""
     argv = shlex.split(command)
     assert argv[:2] == ["uv", "run"], command
     argv = argv[2:]
@@ -106,12 +107,18 @@ def _run_and_check(command: str, tmp_path: Path, env: dict) -> float:
     for i, arg in enumerate(argv):
         if "<run>" in arg:
             experiment = arg.split("/<run>")[0]
-            run = _newest("*", tmp_path / experiment)
+            run = _newest("*", cwd / experiment)
             arg = arg.replace(f"{experiment}/<run>", str(run))
             if re.search(r"model_\d+\.pt$", arg):
                 arg = str(_newest("model_*.pt", run))
             argv[i] = arg
-    argv = [str(BIN / argv[0]), *argv[1:], *SMALL.get(kind, [])]
+    return [str(BIN / argv[0]), *argv[1:], *SMALL.get(kind, [])], kind
+
+
+def _run_and_check(command: str, tmp_path: Path, env: dict) -> float:
+    """Run one tour command as the README writes it (sizes appended) and check what it did;
+    returns its wall time in seconds."""
+    argv, kind = resolve_command(command, tmp_path)
     start = time.monotonic()
     done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     seconds = time.monotonic() - start
