@@ -134,7 +134,7 @@ def test_the_guides_commands_run_as_written_headless(tmp_path):
     with ThreadPoolExecutor(max_workers=len(chains)) as pool:
         timings = [t for page in pool.map(run_page, chains.items()) for t in page]
     assert len(timings) == sum(len(c) for c in chains.values())
-    assert (tmp_path / "guides_tracking" / "squat.npz").exists()
+    assert (tmp_path / "guides_tracking" / "logs" / "motions" / "squat.npz").exists()
 
 
 @pytest.mark.slow

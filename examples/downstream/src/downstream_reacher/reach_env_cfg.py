@@ -156,10 +156,13 @@ def reach_exp(env: ManagerBasedRlEnv, std: float, command_name: str = "target") 
 
 # -- the task -----------------------------------------------------------------------------------
 def arm_entity_cfg() -> EntityCfg:
-    """The arm with a PD position servo on each joint (kp 0.5 N m/rad, kd 0.05 N m s/rad)."""
+    """The arm with a PD position servo on each joint (kp 0.5 N m/rad, kd 0.05 N m s/rad) and a
+    10 rad/s speed limit per joint (exported for the robot-side speed check; a real robot's limit
+    comes from its motor data sheet)."""
     return EntityCfg(
         spec_fn=lambda: load_mjcf(REACHER_XML),
         init_state=InitialStateCfg(),
+        joint_vel_limit=10.0,
         articulation=EntityArticulationInfoCfg(
             actuators=(
                 PositionActuatorCfg(
