@@ -11,6 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import zipfile
 
 DIGEST_KEY = "mjlab.sha256"
 """ONNX `metadata_props` key of the file's digest (hex sha256, see the module docstring)."""
@@ -72,37 +77,74 @@ def verify_onnx_bytes(data: bytes, path: str | os.PathLike) -> bool:
     return True
 
 
-def verify_zip_archive(path: str | os.PathLike, what: str) -> None:
-    """Raise ValueError unless `path` is an undamaged zip archive (a `.npz` file): every entry
-    is read and compared with its CRC-32. Nothing is unpickled.
+def verify_zip_archive(
+    path: str | os.PathLike,
+    *,
+    what: str,
+    error: type[Exception] = ValueError,
+    hint: str = "copy it again",
+) -> Path:
+    """Check that `path` is an undamaged zip archive (a `.npz` file, a `torch.save` file): every
+    entry is read in full and compared with its stored CRC-32. Nothing is unpickled.
+
+    An entry whose stored CRC-32 is 0 while its data is not empty is read but not compared: only
+    a writer that skipped the checksum stores that (`torch.save` with torch >= 2.6's
+    `torch.utils.serialization.config.save.compute_crc32 = False`), and its readers accept it.
+    Such an entry is still checked for truncation and decompression errors.
 
     Args:
         path: the file.
-        what: what the file should be, for messages (e.g. "motion file").
+        what: what the file should be, for messages (e.g. ".npz motion file", "checkpoint").
+        error: the exception type to raise; it is called with the message alone.
+        hint: the fix, appended to every message (e.g. "copy it again").
+
+    Returns:
+        `path` as a `Path`.
 
     Raises:
-        ValueError: not a zip archive (its first bytes are shown), or damaged or truncated (the
-            failing entry is named).
+        `error` (ValueError by default), naming the file: not a zip archive (its first bytes are
+            shown), truncated (no zip directory), or damaged (the failing entry is named).
     """
     import zipfile
     import zlib
 
+    path = Path(path)
+    fix = f"; {hint}." if hint else "."
     if not zipfile.is_zipfile(path):
         with open(path, "rb") as handle:
             head = handle.read(12)
         if head.startswith(b"PK"):
-            raise ValueError(
-                f"{path} is a truncated or damaged .npz {what} (its zip directory is missing); "
-                "copy it again."
+            raise error(
+                f"{path} is a truncated or damaged {what} (its zip directory is missing){fix}"
             )
-        raise ValueError(f"{path} is not a .npz {what} (a zip archive; it starts with {head!r}).")
+        raise error(f"{path} is not a {what} (a zip archive; it starts with {head!r}){fix}")
     try:
         with zipfile.ZipFile(path) as archive:
-            bad = archive.testzip()
+            for info in archive.infolist():
+                if _entry_crc_mismatch(archive, info):
+                    raise error(
+                        f"{path} is damaged: its entry '{info.filename}' does not match its "
+                        f"CRC-32 (bit rot or an incomplete copy){fix}"
+                    )
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError) as err:
-        raise ValueError(f"{path} is damaged ({err}); copy it again.") from None
-    if bad is not None:
-        raise ValueError(
-            f"{path} is damaged: its entry '{bad}' does not match its CRC-32 (bit rot or an "
-            "incomplete copy); copy it again."
-        )
+        if isinstance(err, error):
+            raise
+        raise error(f"{path} is a damaged {what} ({err}){fix}") from None
+    return path
+
+
+def _entry_crc_mismatch(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bool:
+    """Read one entry in full; True when its data does not match a stored (nonzero) CRC-32."""
+    import zipfile
+
+    try:
+        with archive.open(info) as entry:
+            while entry.read(1 << 20):
+                pass
+    except zipfile.BadZipFile as err:
+        # zipfile compares the CRC only once the whole entry is read, so this message means
+        # the data was complete; a stored 0 over nonempty data is "no checksum", not damage.
+        if str(err).startswith("Bad CRC-32"):
+            return not (info.CRC == 0 and info.file_size > 0)
+        raise
+    return False
