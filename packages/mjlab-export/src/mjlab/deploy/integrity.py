@@ -5,6 +5,10 @@ value, serializes the model, hashes those bytes and writes the hex digest over t
 length: nothing else in the file moves). `verify_onnx_bytes` undoes that substitution and hashes
 again, so any flipped bit anywhere in the file (a weight, the graph, the metadata) is found
 before onnxruntime runs it. Standard library only: the robot side needs no `onnx` package.
+
+A file edited on purpose after export (a doc string, metadata, an ONNX simplifier pass) no longer
+matches its digest either; `seal_onnx(path)` writes a fresh digest into such a file after you
+have checked the edit.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ _ENTRY = b"\x0a" + bytes([len(DIGEST_KEY)]) + DIGEST_KEY.encode() + b"\x12\x40"
 
 
 class OnnxIntegrityError(ValueError):
-    """An ONNX file whose bytes do not match the digest written at export (damaged)."""
+    """An ONNX file whose bytes do not match the digest written at export (damaged, or edited
+    after export without `seal_onnx`)."""
 
 
 def placeholder_digest() -> str:
@@ -60,8 +65,9 @@ def verify_onnx_bytes(data: bytes, path: str | os.PathLike) -> bool:
         wrote one, or by another tool): nothing to check.
 
     Raises:
-        OnnxIntegrityError (a ValueError): the bytes do not match the digest (the file is
-            damaged: bit rot, an incomplete copy, an edit), naming the file.
+        OnnxIntegrityError (a ValueError): the bytes do not match the digest (the file changed
+            since export: damaged by bit rot or an incomplete copy, or edited), naming the file
+            and both fixes (copy or export again; `seal_onnx` for a deliberate edit).
     """
     at = data.rfind(_ENTRY)
     if at < 0:
@@ -71,10 +77,50 @@ def verify_onnx_bytes(data: bytes, path: str | os.PathLike) -> bool:
     actual = hashlib.sha256(data[:start] + _PLACEHOLDER + data[start + 64 :]).hexdigest()
     if stored.decode("ascii", "replace") != actual:
         raise OnnxIntegrityError(
-            f"{path} is damaged: its bytes do not match the sha256 written at export (bit rot, "
-            "an incomplete copy or an edit). Copy it again, or export it again."
+            f"{path} changed since export (damaged, or edited after export): its bytes do not "
+            "match the sha256 written at export. If it is damaged, copy or export it again; if "
+            "you edited it on purpose, re-seal it with "
+            "mjlab.deploy.integrity.seal_onnx(path)."
         )
     return True
+
+
+def seal_onnx(path: str | os.PathLike) -> Path:
+    """Write a fresh digest into an ONNX file, in place, so that it loads again after a
+    deliberate edit (a changed doc string or metadata, an ONNX simplifier pass).
+
+    The digest then vouches for the edited bytes: check the edited model (e.g. with
+    `mjlab.export.check_onnx_parity`) before sealing it. A file without a digest entry gets one
+    (appended as a `metadata_props` entry; protobuf merges it into the model). The file is
+    replaced atomically: a crash leaves the old file or the sealed one.
+
+    Args:
+        path: the `.onnx` file.
+
+    Returns:
+        `path` as a `Path`.
+
+    Raises:
+        FileNotFoundError: no file at `path`.
+        ValueError: the file holds more than one digest entry.
+    """
+    path = Path(path)
+    data = path.read_bytes()
+    at = data.find(_ENTRY)
+    if at < 0:
+        entry = _ENTRY + _PLACEHOLDER
+        # ModelProto field 14 (metadata_props), length-delimited: tag 0x72, then the length.
+        data = data + b"\x72" + bytes([len(entry)]) + entry
+    elif data.find(_ENTRY, at + 1) >= 0:
+        raise ValueError(f"{path} holds more than one '{DIGEST_KEY}' entry; cannot seal it.")
+    else:
+        start = at + len(_ENTRY)
+        data = data[:start] + _PLACEHOLDER + data[start + 64 :]
+    sealed = seal_onnx_bytes(data)
+    scratch = path.with_name(f".{path.name}.sealing")
+    scratch.write_bytes(sealed)
+    os.replace(scratch, path)
+    return path
 
 
 def verify_zip_archive(
