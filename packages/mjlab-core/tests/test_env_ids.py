@@ -83,6 +83,18 @@ def test_any_other_env_ids_are_refused_naming_the_argument(given, error, message
     assert message in str(err.value)
 
 
+@pytest.mark.parametrize(
+    "done",
+    [torch.tensor([1, 0, 1, 1], dtype=torch.uint8), np.array([1, 0, 1, 1], dtype=np.uint8)],
+    ids=["tensor", "numpy"],
+)
+def test_a_uint8_mask_is_refused_not_read_as_ids(done):
+    # uint8 was torch's mask dtype: [1, 0, 1, 1] must not quietly reset envs 1 and 0.
+    with pytest.raises(TypeError, match=r"env_ids is a uint8 (tensor|array) \[1, 0, 1, 1\]"):
+        resolve_env_ids(done, 4, "cpu")
+    assert resolve_env_ids(torch.as_tensor(done).bool(), 4, "cpu").tolist() == [0, 2, 3]
+
+
 def test_env_reset_with_float_ids_resets_nothing_and_raises(env):
     env.step(torch.zeros(4, env.action_manager.total_action_dim))
     before = env.episode_length_buf.clone()

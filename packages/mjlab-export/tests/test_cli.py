@@ -192,3 +192,61 @@ def test_a_bare_video_flag_writes_beside_the_policy(policy_path, capsys):
     video = policy_path.parent / "videos" / "sim2sim.mp4"
     assert video.stat().st_size > 1000
     assert f"video: {video}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("subcommand", ["run", "sim2sim"])
+def test_deploy_run_loads_the_policy_once_and_restores_the_signal_handlers(
+    policy_path, subcommand, monkeypatch, capsys
+):
+    pytest.importorskip("mujoco")
+    pytest.importorskip("mujoco_menagerie")
+    import signal
+
+    from mjlab.deploy.policy import OnnxPolicy
+
+    loads = []
+    real_init = OnnxPolicy.__init__
+
+    def counted(self, *args, **kwargs):  # the real constructor, counted
+        loads.append(args[0] if args else kwargs.get("path"))
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(OnnxPolicy, "__init__", counted)
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    args = [subcommand, str(policy_path), "--seconds", "0.1", "--command", "0,0,0"]
+    main([*args, "--no-realtime"] if subcommand == "run" else args)
+    out = capsys.readouterr().out
+    assert ("ended in damping" if subcommand == "run" else "sim2sim") in out, out
+    # Each load hashes the whole file and builds an onnxruntime session.
+    assert len(loads) == 1, loads
+    assert {s: signal.getsignal(s) for s in before} == before
+
+
+def test_after_a_ctrl_c_in_process_deploy_run_restores_the_signal_handlers(
+    policy_path, monkeypatch, capsys
+):
+    pytest.importorskip("mujoco")
+    pytest.importorskip("mujoco_menagerie")
+    import os
+    import signal
+
+    from mjlab.deploy.mujoco_robot import MujocoRobot
+
+    real_after_cycle = MujocoRobot.after_cycle
+
+    def ctrl_c_at_cycle_3(self, loop):
+        real_after_cycle(self, loop)
+        if loop.stats.cycles == 3:  # twice, as `uv run` forwards it
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(MujocoRobot, "after_cycle", ctrl_c_at_cycle_3)
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    with pytest.raises(SystemExit) as stop:
+        main(["run", str(policy_path), "--seconds", "5", "--no-realtime", "--command", "0,0,0"])
+    out = capsys.readouterr().out
+    assert stop.value.code == 128 + signal.SIGINT
+    summary = next(line for line in out.splitlines() if line.startswith("loop "))
+    assert summary.split()[1] == "3", summary  # stopped after the cycle under way
+    assert "ended in damping (stopped by SIGINT)" in out
+    assert {s: signal.getsignal(s) for s in before} == before

@@ -551,3 +551,55 @@ def test_sigterm_during_the_damping_send_is_delivered_after_it(setup):
     assert terms == [3] and len(robot.sent) == 3
     np.testing.assert_array_equal(robot.sent[-1].kp, 0.0)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_twice_in_the_loop_stops_it_in_damping_then_raises_once(setup):
+    loop, faulty, _ = setup()
+
+    def double_ctrl_c(loop):
+        if loop.stats.cycles == 3:  # as `uv run` forwards it: two SIGINTs microseconds apart
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        loop.run(cycles=50, on_cycle=double_ctrl_c)
+    assert loop.stats.cycles == 3 and loop.mode == "damping"
+    np.testing.assert_array_equal(faulty.sent[-1].kp, 0.0)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_sigterm_in_the_loop_ends_it_in_damping_before_the_previous_handler_runs(setup):
+    loop, faulty, _ = setup()
+    seen = []
+
+    def on_term(signum, frame):
+        seen.append((len(faulty.sent), float(np.abs(faulty.sent[-1].kp).sum())))
+
+    def terminate(loop):
+        if loop.stats.cycles == 3:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        stats = loop.run(cycles=50, on_cycle=terminate)
+        assert signal.getsignal(signal.SIGTERM) is on_term
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    # Delivered once, after the loop stopped and the damping command (kp 0) went out.
+    assert seen == [(4, 0.0)] and stats.cycles == 3 and loop.mode == "damping"
+
+
+def test_an_ignored_sigint_stays_ignored_by_the_loop(setup):
+    loop, _, _ = setup()
+
+    def ctrl_c(loop):
+        if loop.stats.cycles == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        stats = loop.run(cycles=10, on_cycle=ctrl_c)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert stats.cycles == 10 and loop.mode == "damping"

@@ -166,7 +166,7 @@ def test_a_damaged_onnx_file_is_refused_naming_the_file(tmp_path, go1_meta, caps
     with pytest.raises(SystemExit) as stop:
         main(["inspect", str(path)])
     lines = capsys.readouterr().err.strip().splitlines()
-    assert stop.value.code == 2 and len(lines) == 1 and "is damaged" in lines[0], lines
+    assert stop.value.code == 2 and len(lines) == 1 and "changed since export" in lines[0], lines
 
 
 def test_an_onnx_file_without_a_digest_still_loads(tmp_path, go1_meta):
@@ -180,3 +180,29 @@ def test_an_onnx_file_without_a_digest_still_loads(tmp_path, go1_meta):
     onnx.save_model(model, str(path))  # as exported before digests were written
     policy = OnnxPolicy(path)
     assert not policy.verified and policy.metadata == go1_meta
+
+
+def test_a_deliberately_edited_onnx_file_loads_again_once_resealed(tmp_path, go1_meta):
+    from mjlab.deploy.integrity import DIGEST_KEY, OnnxIntegrityError, seal_onnx
+
+    path = export_policy(_actor(48, 12), tmp_path / "policy.onnx", go1_meta)
+    obs = np.linspace(-1.0, 1.0, 48, dtype=np.float32)
+    expected = OnnxPolicy(path)(obs)
+    model = onnx.load(str(path), load_external_data=False)
+    model.doc_string = "walking policy, checked on the bench"
+    onnx.save_model(model, str(path))
+    with pytest.raises(OnnxIntegrityError, match="edited after export") as err:
+        OnnxPolicy(path)
+    assert "seal_onnx" in str(err.value)
+    assert seal_onnx(path) == path
+    policy = OnnxPolicy(path)
+    assert policy.verified and np.array_equal(policy(obs), expected)
+    # A file whose digest entry was dropped by a tool gets a new one.
+    model = onnx.load(str(path), load_external_data=False)
+    keep = [p for p in model.metadata_props if p.key != DIGEST_KEY]
+    del model.metadata_props[:]
+    model.metadata_props.extend(keep)
+    onnx.save_model(model, str(path))
+    assert not OnnxPolicy(path).verified
+    seal_onnx(path)
+    assert OnnxPolicy(path).verified and onnx.load(str(path)).doc_string.startswith("walking")

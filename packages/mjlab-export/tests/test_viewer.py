@@ -124,6 +124,24 @@ def test_without_a_browser_the_viewer_reads_nothing_and_does_not_pace(model):
     assert not viewer.running
 
 
+def test_the_viewer_starts_on_a_viser_without_its_private_messages_module(model, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def without_messages(name, globals=None, locals=None, fromlist=(), level=0):
+        # A viser release that renamed or dropped its private `viser._messages` module (viser
+        # itself keeps using its copy: only the import by name fails).
+        if name == "viser" and "_messages" in (fromlist or ()):
+            raise ImportError("cannot import name '_messages' from 'viser'")
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", without_messages)
+    with WebViewer(model, step_dt=0.02, port=_free_port()) as viewer:
+        assert viewer.running and viewer.num_clients == 0
+    assert not viewer.running
+
+
 class _Browser:
     """What `WebViewer` needs of a connected client when no browser runs (the Chromium test,
     tests/test_viewer_browser.py, connects a real one)."""

@@ -1,7 +1,9 @@
 """The one rule for env-id arguments (`env.reset(env_ids=...)`, managers', entities', sensors'
 and the simulation's `reset`): integer ids in [0, num_envs), or a boolean mask of length
 num_envs meaning its True entries. Anything else is an error naming the argument: a float id
-is never rounded, a mask is never read as the ids 0 and 1.
+is never rounded, a mask is never read as the ids 0 and 1. A uint8 tensor or array is refused
+whatever it holds: uint8 was PyTorch's mask dtype before bool (and indexing still reads it as a
+mask), so `[1, 0, 1, 1]` could mean the ids 1, 0, 1, 1 or the envs 0, 2, 3.
 
 Validating costs a host-device sync on CUDA (the range check), so it runs at the public
 boundary only: ids that passed it, and ids the env makes itself in `step`, are marked
@@ -57,7 +59,8 @@ def resolve_env_ids(
 
     Raises:
         TypeError: floats, complex numbers, strings or other objects (the value's type is
-            named); a float that happens to be whole is refused too.
+            named); a float that happens to be whole is refused too; a uint8 tensor or array
+            (mask or ids? `.bool()` or int64 ids say which).
         ValueError: ids outside [0, num_envs), a mask of the wrong length, or more than one
             dimension.
     """
@@ -85,6 +88,17 @@ def resolve_env_ids(
 
 
 def _as_tensor(env_ids: Any, name: str, num_envs: int) -> torch.Tensor:
+    ids = _as_tensor_any_dtype(env_ids, name, num_envs)
+    if ids.dtype == torch.uint8:
+        raise TypeError(
+            f"{name} is a uint8 {'array' if isinstance(env_ids, np.ndarray) else 'tensor'} "
+            f"{_preview(ids.flatten()[:6].tolist())}: a mask or ids? Pass a bool mask "
+            "(mask.bool()) or int64 ids."
+        )
+    return ids
+
+
+def _as_tensor_any_dtype(env_ids: Any, name: str, num_envs: int) -> torch.Tensor:
     expected = f"integer ids in [0, {num_envs}) or a boolean mask of length {num_envs}"
     if isinstance(env_ids, (bool, np.bool_)):
         raise TypeError(f"{name} must be {expected}, got the bool {env_ids!r}.")

@@ -148,8 +148,8 @@ def stop_on_signals() -> Iterator[list[int]]:
     """While inside, SIGINT (Ctrl-C) and SIGTERM do not raise: the first is recorded in the
     yielded list (a loop checks it and ends, in damping, with its summary) and every later
     one is ignored at the OS level, so the twin that `uv run` forwards cannot cut the damping
-    or the summary short. The handlers stay so until the process exits. Main thread only
-    (elsewhere it changes nothing)."""
+    or the summary short. On leaving (after the summary, also on `sys.exit`), the handlers in
+    place before are restored. Main thread only (elsewhere it changes nothing)."""
     received: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield received
@@ -164,13 +164,18 @@ def stop_on_signals() -> Iterator[list[int]]:
     try:
         yield received
     finally:
-        if not received:
-            for signum, old in previous.items():
-                signal.signal(signum, signal.SIG_DFL if old is None else old)
+        for signum, old in previous.items():
+            signal.signal(signum, signal.SIG_DFL if old is None else old)
+
+
+def _loaded(policy: Path | OnnxPolicy) -> OnnxPolicy:
+    """The policy itself, or loaded from its file (hashing the file and building an onnxruntime
+    session is done once per command: the subcommands pass the loaded policy on)."""
+    return policy if isinstance(policy, OnnxPolicy) else OnnxPolicy(policy)
 
 
 def run(
-    policy_path: Path,
+    policy_path: Path | OnnxPolicy,
     robot: str,
     command,
     seconds: float,
@@ -180,9 +185,9 @@ def run(
     should_stop: Callable[[], bool] | None = None,
     joint_vel_limit: float | None = None,
 ):
-    """Drive `robot` with `policy_path` through a real-time (or lockstep) `ControlLoop` until
-    `seconds` pass, the robot falls or `should_stop()` is true (checked after every cycle);
-    the robot ends in damping. Returns (`LoopStats`, the `MujocoRobot`, the loop).
+    """Drive `robot` with `policy_path` (a file, or the policy loaded from it) through a
+    real-time (or lockstep) `ControlLoop` until `seconds` pass, the robot falls or
+    `should_stop()` is true (checked after every cycle); the robot ends in damping. Returns (`LoopStats`, the `MujocoRobot`, the loop).
 
     Raises:
         ValueError: an unknown robot, or see `MujocoRobot` and `ControlLoop`.
@@ -193,13 +198,14 @@ def run(
         raise ValueError(f"Unknown robot {robot!r}; available: mujoco.")
     from mjlab.deploy.mujoco_robot import MujocoRobot
 
-    policy = OnnxPolicy(policy_path)
+    policy = _loaded(policy_path)
+    path = policy.path
     sim = MujocoRobot(policy, motion=motion)
     if sim.motion is None:
         sim.set_command(command)
     if joint_vel_limit is None and not (policy.metadata and policy.metadata.joint_vel_limit):
         raise ValueError(
-            f"{policy_path} has no joint_vel_limit (exported before speed limits were "
+            f"{path} has no joint_vel_limit (exported before speed limits were "
             "recorded): re-export the policy, or pass --joint-vel-limit RAD_PER_S (inf: no "
             "speed check)."
         )
@@ -211,7 +217,7 @@ def run(
         return sim.fallen() or (should_stop is not None and should_stop())
 
     print(
-        f"deploy run: {policy_path} on {robot} for {seconds:g} s (Ctrl-C: damping, then stop)",
+        f"deploy run: {path} on {robot} for {seconds:g} s (Ctrl-C: damping, then stop)",
         flush=True,
     )
     stats = loop.run(seconds=seconds, on_cycle=on_cycle)
@@ -329,7 +335,7 @@ def bench(policy_path: Path, iterations: int = 2000) -> dict[str, float]:
 
 
 def sim2sim(
-    policy_path: Path,
+    policy_path: Path | OnnxPolicy,
     command,
     seconds: float | None,
     video: Path | None,
@@ -337,9 +343,9 @@ def sim2sim(
     viewer_host: str = "127.0.0.1",
     viewer_port: int = 8080,
 ):
-    """Run `policy_path` in plain MuJoCo; returns the `Sim2SimReport`. With a video, MuJoCo's
-    headless OpenGL backend is chosen first (`mjlab.deploy.headless.choose_gl_backend`). With a
-    viewer ("web" or "native") the run lasts until Ctrl-C unless `seconds` is given; Ctrl-C
+    """Run `policy_path` (a file, or the policy loaded from it) in plain MuJoCo; returns the
+    `Sim2SimReport`. With a video, MuJoCo's headless OpenGL backend is chosen first
+    (`mjlab.deploy.headless.choose_gl_backend`). With a viewer ("web" or "native") the run lasts until Ctrl-C unless `seconds` is given; Ctrl-C
     ends it with the report of what ran.
 
     Raises:
@@ -356,7 +362,7 @@ def sim2sim(
         choose_gl_backend()
     from mjlab.deploy.sim2sim import Sim2Sim, sim2sim_viewer
 
-    sim = Sim2Sim(OnnxPolicy(policy_path))
+    sim = Sim2Sim(_loaded(policy_path))
     if viewer == "none":
         return sim.run(
             seconds=10.0 if seconds is None else seconds, command=tuple(command), video=video
@@ -375,7 +381,7 @@ def sim2sim(
         watch.close()
 
 
-def sim2sim_motion(policy_path: Path, motion: Path, video: Path | None = None):
+def sim2sim_motion(policy_path: Path | OnnxPolicy, motion: Path, video: Path | None = None):
     """Play a tracking policy's motion once in plain MuJoCo; returns the `MotionReport`.
 
     Raises:
@@ -388,7 +394,7 @@ def sim2sim_motion(policy_path: Path, motion: Path, video: Path | None = None):
         choose_gl_backend()
     from mjlab.deploy.sim2sim import Sim2Sim
 
-    return Sim2Sim(OnnxPolicy(policy_path), motion=motion).run_motion(video=video)
+    return Sim2Sim(_loaded(policy_path), motion=motion).run_motion(video=video)
 
 
 def check_command(policy: OnnxPolicy, command: tuple[float, ...]) -> list[str]:
@@ -516,10 +522,10 @@ def _dispatch(args: list[str]) -> None:
         description="Look at, time, try and run an exported mjlab policy (--debug: tracebacks).",
     )
     _check_inputs(cmd)
+    policy = None
     if isinstance(cmd, (Sim2sim, Run)):
-        require_menagerie_robot(
-            OnnxPolicy(cmd.policy), "run" if isinstance(cmd, Run) else "sim2sim"
-        )
+        policy = OnnxPolicy(cmd.policy)
+        require_menagerie_robot(policy, "run" if isinstance(cmd, Run) else "sim2sim")
     if isinstance(cmd, Inspect):
         print(inspect(cmd.policy))
     elif isinstance(cmd, Bench):
@@ -529,11 +535,12 @@ def _dispatch(args: list[str]) -> None:
             f"p99 {r['p99_us']:.1f} us, mean {r['mean_us']:.1f} us"
         )
     elif isinstance(cmd, Run):
-        for note in check_command(OnnxPolicy(cmd.policy), cmd.command):
+        assert policy is not None
+        for note in check_command(policy, cmd.command):
             print(note)
         with stop_on_signals() as received:
             stats, robot, loop = run(
-                cmd.policy,
+                policy,
                 cmd.robot,
                 cmd.command,
                 cmd.seconds,
@@ -565,7 +572,8 @@ def _dispatch(args: list[str]) -> None:
             raise ValueError(
                 "--motion plays the clip once, start to end: leave out --viewer and --seconds."
             )
-        motion_report = sim2sim_motion(cmd.policy, cmd.motion, cmd.video)
+        assert policy is not None
+        motion_report = sim2sim_motion(policy, cmd.motion, cmd.video)
         print(motion_report.summary())
         if cmd.video is not None:
             print(f"video: {cmd.video}")
@@ -574,10 +582,11 @@ def _dispatch(args: list[str]) -> None:
     else:
         if cmd.video is not None:
             check_video_path(cmd.video)
-        for note in check_command(OnnxPolicy(cmd.policy), cmd.command):
+        assert policy is not None
+        for note in check_command(policy, cmd.command):
             print(note)
         report = sim2sim(
-            cmd.policy,
+            policy,
             cmd.command,
             cmd.seconds,
             cmd.video,

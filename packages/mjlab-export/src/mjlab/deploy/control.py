@@ -665,8 +665,17 @@ class ControlLoop:
     ) -> LoopStats:
         """Start, run cycles at `step_dt` until `seconds` of loop time or `cycles` have passed
         (or `on_cycle` returns True), then `stop()`: the robot is always left in damping, also
-        after an exception or Ctrl-C (which is re-raised once damping has been sent; further
-        SIGINT/SIGTERM during the damping send are held until it is done, see `stop`).
+        after an exception or a signal.
+
+        Signals (main thread only; elsewhere Python delivers none to this thread): from start
+        to the end of `stop()`, SIGINT (Ctrl-C) and SIGTERM do not interrupt anything. The
+        first one ends the loop after the cycle under way, the loop ends in damping, and later
+        ones (`uv run` forwards the terminal's Ctrl-C, so one key press is two SIGINTs) are held
+        too. Then the handlers in place before `run` are restored and each signal received is
+        delivered to them once, in order: with Python's defaults a SIGINT raises
+        KeyboardInterrupt from `run` (after damping was sent) and a SIGTERM ends the process
+        (with its default action, no cleanup). A signal whose handler was SIG_IGN is left
+        ignored. A `robot.read()` or `send()` that blocks is not cut short by a signal.
 
         In real time each cycle starts on its deadline (sleeping until it); a cycle that ends
         after the next deadline is an overrun, and the schedule restarts from now instead of
@@ -688,12 +697,21 @@ class ControlLoop:
         limit = math.inf if cycles is None else cycles
         if seconds is not None:
             limit = min(limit, round(seconds / self.step_dt))
+        with deferred_signals(keep_ignored=True) as received:
+            return self._run(limit, on_cycle, received)
+
+    def _run(
+        self,
+        limit: float,
+        on_cycle: Callable[[ControlLoop], bool | None] | None,
+        received: list[int],
+    ) -> LoopStats:
         self.start()
         deadline = self.clock()
         last_start = None
         try:
             done = 0
-            while done < limit:
+            while done < limit and not received:
                 if self.realtime:
                     remaining = deadline - self.clock()
                     if remaining > self.spin_s:
@@ -725,10 +743,14 @@ DEFERRED_SIGNALS = tuple(
 
 
 @contextlib.contextmanager
-def deferred_signals() -> Iterator[list[int]]:
+def deferred_signals(keep_ignored: bool = False) -> Iterator[list[int]]:
     """Hold `DEFERRED_SIGNALS` while inside; on leaving, restore their handlers and deliver
     each signal that arrived (once, in the order received), e.g. a SIGINT then raises
-    KeyboardInterrupt after the block instead of inside it. Yields the list of the signals held.
+    KeyboardInterrupt after the block instead of inside it. Yields the list of the signals held
+    (grows as they arrive: a loop inside can check it to end early).
+
+    Args:
+        keep_ignored: leave a signal whose handler is SIG_IGN ignored (not held, not listed).
 
     Python runs signal handlers in the main thread only: elsewhere nothing can interrupt the
     block with a signal, and this changes nothing.
@@ -744,6 +766,8 @@ def deferred_signals() -> Iterator[list[int]]:
     previous = {}
     try:
         for signum in DEFERRED_SIGNALS:
+            if keep_ignored and signal.getsignal(signum) is signal.SIG_IGN:
+                continue
             previous[signum] = signal.signal(signum, hold)
         yield received
     finally:

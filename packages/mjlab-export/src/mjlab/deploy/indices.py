@@ -2,7 +2,8 @@
 `MotionPlayer.reset(frame)`), numpy only: integer indices in [0, size), or, for rows, a boolean
 mask of length size meaning its True entries (a done mask, as a batched env returns it). A float
 is never rounded and a mask is never read as the rows 0 and 1: anything else raises, naming the
-argument. (The torch side's twin is `mjlab.utils.env_ids.resolve_env_ids` in mjlab-core.)
+argument. A uint8 array is refused whatever it holds: it is PyTorch's old mask dtype, so
+`[1, 0, 1, 1]` could mean the rows 1, 0, 1, 1 or the mask of rows 0, 2, 3. (The torch side's twin is `mjlab.utils.env_ids.resolve_env_ids` in mjlab-core.)
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def resolve_rows(rows: Any, size: int, name: str = "rows") -> np.ndarray:
         (K,) int64 row indices.
 
     Raises:
-        TypeError: floats, strings or other non-integer values (never rounded).
+        TypeError: floats, strings or other non-integer values (never rounded); a uint8 array
+            (mask or ids? say which: `.astype(bool)` or int64 indices).
         ValueError: indices outside [0, size), a mask of the wrong length, or more than one
             dimension.
     """
@@ -44,6 +46,11 @@ def resolve_rows(rows: Any, size: int, name: str = "rows") -> np.ndarray:
         raise TypeError(
             f"{name} must be {expected}, got {array.dtype} values {shown}; a float is never "
             "rounded to an index."
+        )
+    if array.dtype == np.uint8:
+        raise TypeError(
+            f"{name} is a uint8 array {np.atleast_1d(array).tolist()[:5]}: a mask or indices? "
+            "Pass a bool mask (mask.astype(bool)) or int64 indices."
         )
     if array.ndim > 1:
         raise ValueError(f"{name} must be 1-D (indices or a mask), got shape {array.shape}.")

@@ -107,7 +107,7 @@ class MotionPlayer:
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"No motion file at {self.path}.")
-        verify_zip_archive(self.path, "motion file")
+        verify_zip_archive(self.path, what=".npz motion file")
         try:
             archive = np.load(self.path, allow_pickle=False)
         except Exception as err:

@@ -419,13 +419,17 @@ class WebViewer:
         """A control message viser cannot apply at all (a value of the wrong type, a property
         the control lacks) raises inside viser's handler, which has then dropped it, and
         asyncio prints the traceback: make that one warning line instead."""
-        from viser import _messages
+        try:
+            from viser import _messages
+        except ImportError:
+            return  # a viser without these internals: its own reporting stays
 
         gui = self.server.gui
         sock = getattr(gui, "_websock_interface", None)
         handler = getattr(gui, "_handle_gui_updates", None)
-        if sock is None or handler is None:
-            return  # a viser without these internals: its own reporting stays
+        update = getattr(_messages, "GuiUpdateMessage", None)
+        if sock is None or handler is None or update is None:
+            return
 
         async def reported(client_id, message) -> None:
             try:
@@ -438,8 +442,8 @@ class WebViewer:
                     type(err).__name__ + (f": {err}" if str(err) else ""),
                 )
 
-        sock.unregister_handler(_messages.GuiUpdateMessage, handler)
-        sock.register_handler(_messages.GuiUpdateMessage, reported)
+        sock.unregister_handler(update, handler)
+        sock.register_handler(update, reported)
 
     def _accept(
         self,
