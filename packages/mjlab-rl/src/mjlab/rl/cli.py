@@ -395,6 +395,40 @@ def find_checkpoint(experiment_dir: Path, load_run: str, load_checkpoint: str) -
     )
 
 
+def check_run_config(env_cfg: Any, agent_cfg: Any, update_envs: int | None = None) -> None:
+    """The cross-field checks of a run, before anything is built: the whole env config
+    (`mjlab.utils.config.validate_config`, paths from "env") and the PPO minibatch size
+    (`mjlab.rl.config.check_minibatch`, recurrent actor/critic included; its small-size warning
+    comes from the runner).
+
+    Args:
+        env_cfg: the task's `ManagerBasedRlEnvCfg`.
+        agent_cfg: the task's `RslRlOnPolicyRunnerCfg`.
+        update_envs: envs whose rollouts feed one PPO update; None: `env_cfg.scene.num_envs`
+            (several rollout workers: their sum).
+
+    Raises:
+        ValueError: the first problem, naming the field path (e.g. `env.actions['effort'].scale`).
+    """
+    import warnings
+
+    from mjlab.rl.config import check_minibatch, is_recurrent_model
+    from mjlab.utils.config import validate_config
+
+    validate_config(env_cfg, "env")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the runner warns once, when it is built
+        check_minibatch(
+            env_cfg.scene.num_envs if update_envs is None else update_envs,
+            agent_cfg.num_steps_per_env,
+            agent_cfg.algorithm.num_mini_batches,
+            recurrent=any(
+                is_recurrent_model(model.class_name)
+                for model in (agent_cfg.actor, agent_cfg.critic)
+            ),
+        )
+
+
 def check_input_files(env_cfg: Any) -> None:
     """Refuse a missing or unreadable input file named in the env config's terms (a field whose
     name ends in `_file`, such as the tracking command's `motion_file`) before anything is built.

@@ -47,13 +47,17 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
     def __init__(
         self, env: VecEnv, train_cfg: dict, log_dir: str | None = None, device: str = "cpu"
     ) -> None:
-        from mjlab.rl.config import check_minibatch
+        from mjlab.rl.config import check_minibatch, is_recurrent_model
 
         # Before rsl-rl builds anything: a zero-sized minibatch makes every update a no-op.
         check_minibatch(
             env.num_envs,
             train_cfg["num_steps_per_env"],
             train_cfg.get("algorithm", {}).get("num_mini_batches", 1),
+            recurrent=any(
+                is_recurrent_model(train_cfg.get(role, {}).get("class_name", "MLPModel"))
+                for role in ("actor", "critic")
+            ),
         )
         # rsl-rl prints the resolved observation sets and the actor/critic modules while it
         # builds them, and a line when it stores the git diff: train_cfg["verbose"] shows them.

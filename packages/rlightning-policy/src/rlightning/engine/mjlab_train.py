@@ -63,11 +63,16 @@ def run(task_id: str, cfg: Any) -> list:
     from mjlab.rl.cli import (
         check_input_files,
         check_log_root,
+        check_run_config,
         choose_device,
         new_run_dir,
         remove_unused_run_dir,
     )
 
+    # Before anything is built, here rather than as a traceback in each rollout worker. The
+    # Ray learner concatenates every worker's envs into one PPO update.
+    workers = cfg.num_rollout_workers if cfg.engine == "ray" else 1
+    check_run_config(cfg.env, cfg.agent, update_envs=cfg.env.scene.num_envs * workers)
     check_input_files(cfg.env)
     log_root = check_log_root(cfg.log_root)
     device = choose_device(cfg.device)
