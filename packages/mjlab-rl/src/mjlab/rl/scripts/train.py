@@ -22,9 +22,9 @@ from mjlab.deploy.files import require_readable_file
 from mjlab.envs import ManagerBasedRlEnv, ManagerBasedRlEnvCfg
 from mjlab.rl.checkpoint import verify_checkpoint
 from mjlab.rl.cli import (
-    check_run_config,
     check_input_files,
     check_log_root,
+    check_run_config,
     choose_device,
     configure_wandb,
     dump_params,
