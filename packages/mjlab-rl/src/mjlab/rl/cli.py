@@ -439,6 +439,22 @@ def check_input_files(env_cfg: Any) -> None:
     """
     from mjlab.deploy.files import require_readable_file
 
+    for option_path, term in _config_terms(env_cfg):
+        for f in dataclasses.fields(term):
+            value = getattr(term, f.name)
+            if not f.name.endswith("_file") or not isinstance(value, (str, Path)):
+                continue
+            if isinstance(value, str) and re.fullmatch(r"[A-Za-z_]+:[^/\\]*", value):
+                continue
+            # tyro spells field names and dict keys with hyphens (its --help shows them so).
+            option = f"--env.{option_path}.{f.name}".replace("_", "-")
+            doc = _field_docs(type(term), whole=True).get(f.name, "an existing file")
+            require_readable_file(value, option, doc[:1].lower() + doc[1:].rstrip("."))
+
+
+def _config_terms(env_cfg: Any):
+    """(option path, term config) of every manager term of an env config: e.g.
+    ("commands.motion", ...) and, inside observation groups, ("observations.actor.terms.x", ...)."""
     for group in ("commands", "observations", "rewards", "events", "terminations", "actions"):
         terms = getattr(env_cfg, group, None)
         if not isinstance(terms, dict):
@@ -446,15 +462,12 @@ def check_input_files(env_cfg: Any) -> None:
         for name, term in terms.items():
             if not dataclasses.is_dataclass(term):
                 continue
-            for f in dataclasses.fields(term):
-                value = getattr(term, f.name)
-                if not f.name.endswith("_file") or not isinstance(value, (str, Path)):
-                    continue
-                if isinstance(value, str) and re.fullmatch(r"[A-Za-z_]+:[^/\\]*", value):
-                    continue
-                option = f"--env.{group}.{name}.{f.name}".replace("_", "-")
-                doc = _field_docs(type(term), whole=True).get(f.name, "an existing file")
-                require_readable_file(value, option, doc[:1].lower() + doc[1:].rstrip("."))
+            yield f"{group}.{name}", term
+            inner = getattr(term, "terms", None)
+            if isinstance(inner, dict):
+                for key, sub in inner.items():
+                    if dataclasses.is_dataclass(sub):
+                        yield f"{group}.{name}.terms.{key}", sub
 
 
 def configure_wandb(logger: str, verbose: bool = False) -> None:
