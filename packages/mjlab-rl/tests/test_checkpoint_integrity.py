@@ -119,3 +119,16 @@ def test_play_with_a_damaged_checkpoint_is_one_line_before_the_env_is_built(
     assert stop.value.code == 2 and len(err) == 1, err
     assert err[0].startswith("play: error: ") and str(bad) in err[0] and "CRC-32" in err[0]
     assert not built
+
+
+def test_play_reads_a_checkpoints_checksums_once(saved, monkeypatch, capsys):
+    # The early check (before the env is built) is the only one: a large checkpoint is not
+    # read twice.
+    from mjlab.rl import checkpoint
+    from mjlab.rl.scripts import play
+
+    calls = []
+    real = checkpoint.verify_checkpoint
+    monkeypatch.setattr(checkpoint, "verify_checkpoint", lambda p: calls.append(p) or real(p))
+    play.main(["Mjlab-Cartpole-Balance", "--checkpoint-file", str(saved), "--steps", "2"])
+    assert len(calls) == 1, calls

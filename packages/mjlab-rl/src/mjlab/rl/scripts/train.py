@@ -198,7 +198,7 @@ def _train(
         wrapped, train_cfg, None if log_dir is None else str(log_dir), device=device
     )
     if resume_path is not None:
-        runner.load(str(resume_path))
+        runner.load(str(resume_path), verify=False)  # checked in `run`, before the env was built
         print(f"[mjlab] resumed from {resume_path}: {runner.resume_note}")
     stage["learning"] = True
     learning_started()
