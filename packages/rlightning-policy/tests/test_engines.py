@@ -295,8 +295,9 @@ def test_train_rlightning_refuses_a_log_root_that_is_a_file_in_one_line(tmp_path
             ],
             "splits an update's 64 samples",
         ),
+        (["--engine", "ray", "--num-rollout-workers", "0"], "--num-rollout-workers must be"),
     ],
-    ids=["nan-action-scale", "zero-sized-minibatches-over-workers"],
+    ids=["nan-action-scale", "zero-sized-minibatches-over-workers", "no-rollout-workers"],
 )
 def test_train_rlightning_refuses_an_inconsistent_run_config_before_anything_is_built(
     extra, message, tmp_path, monkeypatch, capsys

@@ -71,7 +71,12 @@ def run(task_id: str, cfg: Any) -> list:
 
     # Before anything is built, here rather than as a traceback in each rollout worker. The
     # Ray learner concatenates every worker's envs into one PPO update.
-    workers = cfg.num_rollout_workers if cfg.engine == "ray" else 1
+    from mjlab.utils.config import check_int
+
+    workers = 1
+    if cfg.engine == "ray":
+        check_int(cfg.num_rollout_workers, "--num-rollout-workers", 1, "Ray rollout actors")
+        workers = cfg.num_rollout_workers
     check_run_config(cfg.env, cfg.agent, update_envs=cfg.env.scene.num_envs * workers)
     check_input_files(cfg.env)
     log_root = check_log_root(cfg.log_root)
