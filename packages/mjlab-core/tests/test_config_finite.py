@@ -80,3 +80,36 @@ def test_unbounded_clips_and_limits_stay_allowed():
     next(iter(cfg.observations["actor"].terms.values())).clip = (-INF, INF)
     cfg.scene.entities["robot"].articulation.actuators[0].effort_limit[".*_hip_joint"] = INF
     validate_config(cfg)
+
+
+def test_inf_is_allowed_under_whole_word_max_and_min_names_only():
+    from dataclasses import dataclass
+
+    from mjlab.utils.config import Config
+
+    @dataclass(kw_only=True)
+    class Limits(Config):
+        max_force: float = INF
+        height_min: float = -INF
+        minimum_height: float = -INF
+        params: dict = None  # type: ignore[assignment]
+
+    validate_config(Limits(params={"max": INF, "speed_max": INF}))
+    for name in ("maxima", "domain", "admin_gain"):
+        with pytest.raises(ConfigError, match=name):
+            validate_config(Limits(params={name: INF}))
+
+
+def test_ranges_are_whole_words_not_part_of_arrange():
+    validate_config({"arrange": (2.0, 1.0)})  # not a (lo, hi) range
+    with pytest.raises(ConfigError, match="lo <= hi"):
+        validate_config({"pose_range": (2.0, 1.0)})
+    with pytest.raises(ConfigError, match="lo <= hi"):
+        validate_config({"ranges": {"yaw": (2.0, 1.0)}})
+
+
+def test_uniform_noise_of_infinite_width_is_refused():
+    from mjlab.managers.manager_term_config import UniformNoiseCfg
+
+    with pytest.raises(ValueError, match="n_max is inf"):
+        UniformNoiseCfg(n_max=INF)

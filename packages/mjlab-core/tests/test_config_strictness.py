@@ -294,3 +294,17 @@ def test_a_fresh_process_loads_a_tasks_config_without_heavy_imports():
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["heavy"] == [], report
     assert report["total"] < 1.0, report  # ~0.15 s; generous for a shared machine
+
+
+def test_only_a_deep_copy_of_a_frozen_config_is_editable_throughout():
+    from mjlab.tasks import load_env_cfg
+    from mjlab.utils.config import FrozenConfigError, copy_config, freeze_config
+
+    cfg = freeze_config(load_env_cfg("Mjlab-Cartpole-Balance"))
+    shallow = dataclasses.replace(cfg, decimation=5)
+    assert shallow.decimation == 5
+    with pytest.raises(FrozenConfigError):
+        shallow.sim.njmax = 7  # as documented: shared with the frozen original
+    for deep in (copy.deepcopy(cfg), copy_config(cfg)):
+        deep.sim.njmax = 7
+        assert deep.sim.njmax == 7

@@ -326,3 +326,40 @@ def test_a_shared_term_follows_its_source_through_processing_nan_resets_and_para
     joint_pos = env.scene["cartpole"].data.joint_pos
     assert torch.equal(obs["critic"][:, :2], joint_pos * 2.0)
     assert not torch.equal(obs["critic"][:, :2], manager.raw_terms("actor")["pos"])
+
+
+def test_interval_events_and_due_commands_add_no_host_reads_to_the_step():
+    # Ids the step makes itself (interval events due, commands due) are valid by construction:
+    # the calls below them (sim.set_const, the command's resample) must not range-check them
+    # again, which reads a value back on CUDA.
+    from mjlab.managers import EventTermCfg
+
+    cfg = load_env_cfg("Mjlab-Velocity-Flat-Unitree-Go1")
+    cfg.scene.num_envs = 4
+    base = SceneEntityCfg("robot", body_names=("trunk",))
+    every_step = (0.02, 0.02)
+    cfg.events["mass_every_step"] = EventTermCfg(
+        func=mdp.randomize_body_mass,
+        mode="interval",
+        interval_range_s=every_step,
+        params={"mass_range": (0.9, 1.1), "operation": "scale", "asset_cfg": base},
+    )
+    cfg.events["com_every_step"] = EventTermCfg(
+        func=mdp.randomize_body_com,
+        mode="interval",
+        interval_range_s=every_step,
+        params={"com_range": {"x": (-0.01, 0.01)}, "asset_cfg": base},
+    )
+    cfg.commands["twist"].resampling_time_range = every_step
+    env = ManagerBasedRlEnv(cfg)
+    env.reset(seed=0)
+    env.action_manager.host_checks = False
+    env.reward_manager.host_checks = False
+    env.observation_manager.host_checks = False
+    action = torch.zeros(4, env.action_manager.total_action_dim)
+    before = env.sim.expand_model_field("body_mass").clone()
+    with _HostSyncs() as syncs:
+        for _ in range(3):
+            env.step(action)
+    assert not torch.equal(env.sim.expand_model_field("body_mass"), before)  # events ran
+    assert syncs.calls["aten._local_scalar_dense.default"] == 0, syncs.calls

@@ -247,3 +247,24 @@ def test_a_damaged_motion_file_is_refused_naming_the_entry(tmp_path, squat):
     with pytest.raises(ValueError, match="damaged") as err:
         Motion.load(path)
     assert str(path) in str(err.value)
+
+
+def test_a_motion_file_without_checksums_is_refused_as_numpy_cannot_read_it(tmp_path, squat):
+    # Unlike torch.load, np.load compares every entry with its stored CRC-32, also a 0 one
+    # (a writer that skipped checksums): the early check must refuse what np.load would.
+    import zipfile
+
+    path = squat.save(tmp_path / "squat.npz")
+    raw = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            raw[info.header_offset + 14 : info.header_offset + 18] = bytes(4)
+    at = raw.find(b"PK\x01\x02")
+    while at >= 0:
+        raw[at + 16 : at + 20] = bytes(4)
+        at = raw.find(b"PK\x01\x02", at + 4)
+    path.write_bytes(bytes(raw))
+    with pytest.raises(zipfile.BadZipFile):
+        np.load(path)["joint_pos"]
+    with pytest.raises(ValueError, match="does not match its CRC-32"):
+        Motion.load(path)

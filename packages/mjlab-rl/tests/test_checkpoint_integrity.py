@@ -66,6 +66,29 @@ def test_truncated_checkpoint_is_refused_naming_the_file(saved, tmp_path):
     assert str(short) in str(err.value)
 
 
+def test_checkpoint_saved_without_checksums_loads(saved, tmp_path):
+    serialization = pytest.importorskip("torch.utils.serialization")
+    save_cfg = getattr(getattr(serialization, "config", None), "save", None)
+    if save_cfg is None or not hasattr(save_cfg, "compute_crc32"):
+        pytest.skip("this torch always writes checksums")
+    state = torch.load(saved, weights_only=False)
+    path = tmp_path / "model_0.pt"
+    save_cfg.compute_crc32 = False
+    try:
+        torch.save(state, path)
+    finally:
+        save_cfg.compute_crc32 = True
+    with zipfile.ZipFile(path) as archive:
+        assert any(i.CRC == 0 and i.file_size for i in archive.infolist())
+    assert verify_checkpoint(path) == path
+    _runner().load(str(path))
+    # Truncation is still found in such a file.
+    short = tmp_path / "short.pt"
+    short.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(CheckpointError):
+        verify_checkpoint(short)
+
+
 def test_legacy_checkpoints_without_a_digest_still_load(tmp_path):
     # Case C01: checkpoints torch wrote long ago (its pre-1.6 non-zip format included).
     source = _runner()
@@ -96,3 +119,16 @@ def test_play_with_a_damaged_checkpoint_is_one_line_before_the_env_is_built(
     assert stop.value.code == 2 and len(err) == 1, err
     assert err[0].startswith("play: error: ") and str(bad) in err[0] and "CRC-32" in err[0]
     assert not built
+
+
+def test_play_reads_a_checkpoints_checksums_once(saved, monkeypatch, capsys):
+    # The early check (before the env is built) is the only one: a large checkpoint is not
+    # read twice.
+    from mjlab.rl import checkpoint
+    from mjlab.rl.scripts import play
+
+    calls = []
+    real = checkpoint.verify_checkpoint
+    monkeypatch.setattr(checkpoint, "verify_checkpoint", lambda p: calls.append(p) or real(p))
+    play.main(["Mjlab-Cartpole-Balance", "--checkpoint-file", str(saved), "--steps", "2"])
+    assert len(calls) == 1, calls

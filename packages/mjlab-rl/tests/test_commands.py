@@ -111,3 +111,28 @@ def test_a_missing_motion_file_is_refused_before_anything_is_built(tmp_path, cap
     assert len(err.splitlines()) == 1 and "--env.commands.motion.motion-file" in err
     assert "dance.npz': no such file" in err and "synthetic:squat" in err
     assert not (tmp_path / "logs").exists()
+
+
+def test_a_missing_file_of_an_observation_term_is_refused_naming_its_option(tmp_path):
+    import dataclasses
+
+    from mjlab.managers.manager_term_config import ObservationTermCfg
+    from mjlab.rl.cli import check_input_files
+    from mjlab.tasks import load_env_cfg
+
+    @dataclasses.dataclass(kw_only=True)
+    class LookupTermCfg(ObservationTermCfg):
+        table_file: str = ""
+        """The lookup table."""
+
+    cfg = load_env_cfg("Mjlab-Cartpole-Balance")
+    term = cfg.observations["actor"].terms["joint_pos"]
+    fields = {f.name: getattr(term, f.name) for f in dataclasses.fields(term) if f.init}
+    cfg.observations["actor"].terms["joint_pos"] = LookupTermCfg(
+        **fields, table_file=str(tmp_path / "table.npz")
+    )
+    with pytest.raises(FileNotFoundError) as err:
+        check_input_files(cfg)
+    # As tyro spells it (and accepts): hyphens in field names and dict keys.
+    assert "--env.observations.actor.terms.joint-pos.table-file" in str(err.value)
+    assert "table.npz" in str(err.value)

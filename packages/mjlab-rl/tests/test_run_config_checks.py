@@ -59,3 +59,30 @@ def test_small_minibatches_warn_and_sensible_ones_do_not(recwarn):
     recwarn.clear()
     assert check_minibatch(4096, 24, 4) == 24576
     assert not recwarn.list
+
+
+def test_recurrent_policies_need_at_least_one_env_per_minibatch():
+    # rsl-rl splits a recurrent model's rollout by envs (whole trajectories), not by samples:
+    # 4 envs in 8 minibatches gives empty ones although 4 x 24 samples would suffice.
+    assert check_minibatch(4, 24, 8) == 12
+    with pytest.raises(ValueError, match="minibatches of 0 envs"):
+        check_minibatch(4, 24, 8, recurrent=True)
+    assert check_minibatch(8, 24, 8, recurrent=True) == 24
+
+
+def test_a_recurrent_actor_with_more_minibatches_than_envs_is_one_line(
+    tmp_path, monkeypatch, capsys
+):
+    from mjlab.rl.scripts import train
+
+    monkeypatch.chdir(tmp_path)
+    built = []
+    monkeypatch.setattr(ManagerBasedRlEnv, "__init__", lambda *a, **k: built.append(1))
+    args = ["--env.scene.num-envs", "4", "--agent.algorithm.num-mini-batches", "8"]
+    args += ["--agent.actor.class-name", "RNNModel"]
+    with pytest.raises(SystemExit) as stop:
+        train.main(["Mjlab-Cartpole-Balance", "--agent.logger", "tensorboard", *args])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1, err
+    assert "minibatches of 0 envs" in err[0], err
+    assert not built

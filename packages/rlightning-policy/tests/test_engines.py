@@ -275,3 +275,43 @@ def test_train_rlightning_refuses_a_log_root_that_is_a_file_in_one_line(tmp_path
     assert stop.value.code == 2 and "Traceback" not in err, err
     (line,) = err.strip().splitlines()
     assert line.startswith(f"train-rlightning: error: --log-root {root} is a file, not a folder")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--env.actions.effort.scale", "nan"], "env.actions['effort'].scale is nan"),
+        (
+            # Ray: the learner's update holds 2 workers x 4 envs x 8 steps = 64 samples.
+            [
+                "--engine",
+                "ray",
+                "--env.scene.num-envs",
+                "4",
+                "--agent.num-steps-per-env",
+                "8",
+                "--agent.algorithm.num-mini-batches",
+                "65",
+            ],
+            "splits an update's 64 samples",
+        ),
+        (["--engine", "ray", "--num-rollout-workers", "0"], "--num-rollout-workers must be"),
+    ],
+    ids=["nan-action-scale", "zero-sized-minibatches-over-workers", "no-rollout-workers"],
+)
+def test_train_rlightning_refuses_an_inconsistent_run_config_before_anything_is_built(
+    extra, message, tmp_path, monkeypatch, capsys
+):
+    pytest.importorskip("mjlab.tasks")
+    from mjlab.envs import ManagerBasedRlEnv
+    from rlightning.engine import mjlab_train
+
+    monkeypatch.chdir(tmp_path)
+    built = []
+    monkeypatch.setattr(ManagerBasedRlEnv, "__init__", lambda *a, **k: built.append(1))
+    with pytest.raises(SystemExit) as stop:
+        mjlab_train.main(["Mjlab-Cartpole-Balance", *extra])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1, err
+    assert err[0].startswith("train-rlightning: error: ") and message in err[0], err
+    assert not built and not any(tmp_path.rglob("params"))

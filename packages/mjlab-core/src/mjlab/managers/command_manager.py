@@ -6,7 +6,7 @@ import torch
 
 from mjlab.managers.manager_term_config import CommandTermCfg
 from mjlab.utils.config import copy_config
-from mjlab.utils.env_ids import resolve_env_ids
+from mjlab.utils.env_ids import mark_checked, resolve_env_ids
 from mjlab.utils.math import sample_duration_steps
 
 
@@ -73,7 +73,8 @@ class CommandTerm:
         self._update_metrics()
         # An env reset in this step (episode length 0) already drew its command and timer.
         self.steps_left -= self.env.episode_length_buf.clamp(max=1)  # 1, or 0 just reset
-        self.resample((self.steps_left <= 0).nonzero().flatten())
+        # Valid by construction: marked, so no range check (a host-device sync) below.
+        self.resample(mark_checked((self.steps_left <= 0).nonzero().flatten()))
         self._update_command()
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
@@ -128,7 +129,7 @@ class CommandTerm:
         if self._held is None:
             return
         if env_ids is None:
-            ids = self._held.nonzero().flatten()
+            ids = mark_checked(self._held.nonzero().flatten())
             self._held, self._held_value = None, None
         else:
             ids = torch.as_tensor(env_ids, dtype=torch.long, device=self.device).reshape(-1)

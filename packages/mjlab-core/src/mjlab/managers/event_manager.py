@@ -6,7 +6,7 @@ import torch
 
 from mjlab.managers.manager_base import ManagerBase
 from mjlab.managers.manager_term_config import EventTermCfg
-from mjlab.utils.env_ids import resolve_env_ids
+from mjlab.utils.env_ids import mark_checked, resolve_env_ids
 from mjlab.utils.math import sample_duration_steps
 
 
@@ -63,7 +63,9 @@ class EventManager(ManagerBase):
             return
         # A new index tensor per call (a term may edit its env_ids), made only when needed:
         # the per-env interval timers of every step never use it.
-        all_ids = lambda: torch.arange(self.env.num_envs, device=self.env.device)  # noqa: E731
+        # Ids made here are valid by construction: marked, so the calls below them (e.g.
+        # `sim.set_const`) skip `resolve_env_ids`' range check, a host-device sync on CUDA.
+        all_ids = lambda: mark_checked(torch.arange(self.env.num_envs, device=self.env.device))  # noqa: E731
         for name, term in terms.items():
             if mode != "interval":
                 term.func(self.env, all_ids() if env_ids is None else env_ids, **term.params)
@@ -77,7 +79,7 @@ class EventManager(ManagerBase):
                 continue
             # An env reset in this step (episode length 0) starts counting with the next step.
             left -= self.env.episode_length_buf.clamp(max=1)  # 1, or 0 just reset
-            ids = (left <= 0).nonzero().flatten()
+            ids = mark_checked((left <= 0).nonzero().flatten())
             if len(ids):
                 left[ids] = self._sample_interval(term, len(ids))
                 term.func(self.env, ids, **term.params)

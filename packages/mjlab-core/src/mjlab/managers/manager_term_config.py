@@ -60,6 +60,18 @@ class UniformNoiseCfg(NoiseCfg):
     n_max: float = 1.0
     """Upper bound."""
 
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        import math
+
+        # Names like n_max may hold inf elsewhere (a bound); noise of infinite width may not.
+        for name in ("n_min", "n_max"):
+            value = getattr(self, name)
+            if isinstance(value, (int, float)) and math.isinf(value):
+                raise ValueError(f"UniformNoiseCfg.{name} is {value}: give a finite noise bound.")
+
     def apply(self, value, generator):
 
         u = rand(value.shape, value.device, generator)

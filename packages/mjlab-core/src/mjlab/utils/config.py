@@ -30,7 +30,9 @@ class's own settable descriptors (properties with a setter)."""
 
 _FROZEN: dict[int, tuple[weakref.ref, str]] = {}
 """id of a frozen config -> (a weak reference to it, its path, e.g. "env.cfg.sim"). Kept
-outside the instance, so a copy (copy, deepcopy, pickle, dataclasses.replace) is editable."""
+outside the instance: a deep copy (`copy.deepcopy`, pickle, `copy_config`) is editable
+throughout; a shallow one (`copy.copy`, `dataclasses.replace`) only at its top level, as it
+shares the frozen nested configs."""
 
 
 class Config:
@@ -42,7 +44,8 @@ class Config:
     fields are declared fields).
 
     A config that `freeze_config` froze (a built env's `env.cfg`) refuses every assignment with
-    `FrozenConfigError`.
+    `FrozenConfigError`; only a deep copy of it (`copy.deepcopy`, `copy_config`) is editable
+    throughout.
     """
 
     __slots__ = ()
@@ -144,8 +147,9 @@ class _FrozenList(list):
 def freeze_config(cfg: T, root: str = "env.cfg") -> T:
     """Make `cfg` read-only in place: every `Config` in it (dataclass fields, dicts, lists and
     tuples, all the way down) refuses assignments, and its dicts and lists refuse changes,
-    with `FrozenConfigError` naming the path from `root`. Copies of a frozen config (copy,
-    deepcopy, pickle, `copy_config`) are editable. Objects that are not mjlab configs (term
+    with `FrozenConfigError` naming the path from `root`. A deep copy of a frozen config
+    (`copy.deepcopy`, pickle, `copy_config`) is editable throughout; a shallow one (`copy.copy`,
+    `dataclasses.replace`) only at its top level: its nested configs are the frozen ones. Objects that are not mjlab configs (term
     functions, tensors, other libraries' objects in params) are left as they are.
 
     Returns `cfg`.
@@ -218,8 +222,9 @@ def validate_config(cfg: object, root: str = "cfg") -> None:
 
     - NaN is refused everywhere (no setting means "not a number");
     - +-inf is refused except in fields whose name says it is a bound (`clip`, `*limit*`,
-      `*threshold*`, `*bound*`), where "unbounded" is meaningful;
-    - a (lo, hi) pair of numbers under a name with "range" (`resampling_time_range`,
+      `*threshold*`, `*bound*`, or the word max/min/maximum/minimum: `max_force`,
+      `height_min`), where "unbounded" is meaningful;
+    - a (lo, hi) pair of numbers under a name with the word "range(s)" (`resampling_time_range`,
       `ranges.lin_vel_x`, `params["pose_range"]["yaw"]`) or named `clip` needs lo <= hi.
 
     Each config class has one `validate()`, also called by its `__post_init__`, so a value
@@ -237,14 +242,21 @@ def validate_config(cfg: object, root: str = "cfg") -> None:
     _validate(cfg, root, set(), "", (False, False))
 
 
-_BOUND_NAME = re.compile(r"clip|limit|threshold|bound", re.IGNORECASE)
+_BOUND_NAME = re.compile(
+    r"clip|limit|threshold|bound|(?<![a-z0-9])(?:max|min|maximum|minimum)(?![a-z0-9])",
+    re.IGNORECASE,
+)
+"""A name where inf means "unbounded": a clip, limit, threshold or bound anywhere in it, or the
+whole word max/min/maximum/minimum (`max_force`, `height_min`, `minimum_height`)."""
+_RANGE_NAME = re.compile(r"(?<![a-z0-9])ranges?(?![a-z0-9])", re.IGNORECASE)
+"""A name of (lo, hi) pairs: the whole word range(s) (`pose_range`, `ranges`; not `arrange`)."""
 
 
 def _validate(value: object, path: str, seen: set[int], name: str, ctx: tuple[bool, bool]) -> None:
     """`ctx`: (under a range's name, under a bound's name), inherited by everything inside."""
     if id(value) in seen:
         return
-    in_range = ctx[0] or "range" in name.lower()
+    in_range = ctx[0] or bool(_RANGE_NAME.search(name))
     in_bound = ctx[1] or bool(_BOUND_NAME.search(name))
     inner = (in_range, in_bound)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -282,7 +294,7 @@ def _validate(value: object, path: str, seen: set[int], name: str, ctx: tuple[bo
         if math.isinf(number) and not in_bound:
             raise ConfigError(
                 f"{path} is {number}: give a finite number (inf is meaningful only for clips, "
-                "limits and thresholds)."
+                "limits, thresholds and max/min bounds)."
             )
 
 

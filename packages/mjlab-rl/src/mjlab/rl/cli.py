@@ -395,6 +395,40 @@ def find_checkpoint(experiment_dir: Path, load_run: str, load_checkpoint: str) -
     )
 
 
+def check_run_config(env_cfg: Any, agent_cfg: Any, update_envs: int | None = None) -> None:
+    """The cross-field checks of a run, before anything is built: the whole env config
+    (`mjlab.utils.config.validate_config`, paths from "env") and the PPO minibatch size
+    (`mjlab.rl.config.check_minibatch`, recurrent actor/critic included; its small-size warning
+    comes from the runner).
+
+    Args:
+        env_cfg: the task's `ManagerBasedRlEnvCfg`.
+        agent_cfg: the task's `RslRlOnPolicyRunnerCfg`.
+        update_envs: envs whose rollouts feed one PPO update; None: `env_cfg.scene.num_envs`
+            (several rollout workers: their sum).
+
+    Raises:
+        ValueError: the first problem, naming the field path (e.g. `env.actions['effort'].scale`).
+    """
+    import warnings
+
+    from mjlab.rl.config import check_minibatch, is_recurrent_model
+    from mjlab.utils.config import validate_config
+
+    validate_config(env_cfg, "env")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the runner warns once, when it is built
+        check_minibatch(
+            env_cfg.scene.num_envs if update_envs is None else update_envs,
+            agent_cfg.num_steps_per_env,
+            agent_cfg.algorithm.num_mini_batches,
+            recurrent=any(
+                is_recurrent_model(model.class_name)
+                for model in (agent_cfg.actor, agent_cfg.critic)
+            ),
+        )
+
+
 def check_input_files(env_cfg: Any) -> None:
     """Refuse a missing or unreadable input file named in the env config's terms (a field whose
     name ends in `_file`, such as the tracking command's `motion_file`) before anything is built.
@@ -405,6 +439,22 @@ def check_input_files(env_cfg: Any) -> None:
     """
     from mjlab.deploy.files import require_readable_file
 
+    for option_path, term in _config_terms(env_cfg):
+        for f in dataclasses.fields(term):
+            value = getattr(term, f.name)
+            if not f.name.endswith("_file") or not isinstance(value, (str, Path)):
+                continue
+            if isinstance(value, str) and re.fullmatch(r"[A-Za-z_]+:[^/\\]*", value):
+                continue
+            # tyro spells field names and dict keys with hyphens (its --help shows them so).
+            option = f"--env.{option_path}.{f.name}".replace("_", "-")
+            doc = _field_docs(type(term), whole=True).get(f.name, "an existing file")
+            require_readable_file(value, option, doc[:1].lower() + doc[1:].rstrip("."))
+
+
+def _config_terms(env_cfg: Any):
+    """(option path, term config) of every manager term of an env config: e.g.
+    ("commands.motion", ...) and, inside observation groups, ("observations.actor.terms.x", ...)."""
     for group in ("commands", "observations", "rewards", "events", "terminations", "actions"):
         terms = getattr(env_cfg, group, None)
         if not isinstance(terms, dict):
@@ -412,15 +462,12 @@ def check_input_files(env_cfg: Any) -> None:
         for name, term in terms.items():
             if not dataclasses.is_dataclass(term):
                 continue
-            for f in dataclasses.fields(term):
-                value = getattr(term, f.name)
-                if not f.name.endswith("_file") or not isinstance(value, (str, Path)):
-                    continue
-                if isinstance(value, str) and re.fullmatch(r"[A-Za-z_]+:[^/\\]*", value):
-                    continue
-                option = f"--env.{group}.{name}.{f.name}".replace("_", "-")
-                doc = _field_docs(type(term), whole=True).get(f.name, "an existing file")
-                require_readable_file(value, option, doc[:1].lower() + doc[1:].rstrip("."))
+            yield f"{group}.{name}", term
+            inner = getattr(term, "terms", None)
+            if isinstance(inner, dict):
+                for key, sub in inner.items():
+                    if dataclasses.is_dataclass(sub):
+                        yield f"{group}.{name}.terms.{key}", sub
 
 
 def configure_wandb(logger: str, verbose: bool = False) -> None:

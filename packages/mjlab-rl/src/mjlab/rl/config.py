@@ -417,23 +417,48 @@ MIN_SENSIBLE_MINIBATCH = 64
 `check_minibatch` warns (rsl-rl's task defaults have thousands)."""
 
 
-def check_minibatch(num_envs: int, num_steps_per_env: int, num_mini_batches: int) -> int:
-    """The PPO minibatch size, `num_envs * num_steps_per_env // num_mini_batches`, checked.
+def is_recurrent_model(class_name: str) -> bool:
+    """Whether the rsl-rl model class `class_name` (e.g. "RNNModel") is recurrent (its
+    `is_recurrent` flag); False for a name that does not resolve (reported elsewhere)."""
+    from rsl_rl.utils import resolve_callable
+
+    try:
+        cls = resolve_callable(class_name)
+    except (ValueError, ImportError, AttributeError):
+        return False
+    return bool(getattr(cls, "is_recurrent", False))
+
+
+def check_minibatch(
+    num_envs: int, num_steps_per_env: int, num_mini_batches: int, recurrent: bool = False
+) -> int:
+    """The PPO minibatch size, checked. rsl-rl splits an update's `num_envs * num_steps_per_env`
+    samples into `num_mini_batches` minibatches, or, when the actor or the critic is recurrent,
+    its `num_envs` whole trajectories (`num_envs // num_mini_batches` envs per minibatch).
 
     Args:
         num_envs: environments collecting the rollout (per process in a multi-GPU run).
         num_steps_per_env: `agent.num_steps_per_env`.
         num_mini_batches: `agent.algorithm.num_mini_batches`.
+        recurrent: the actor or the critic is recurrent (`is_recurrent_model`).
 
     Returns:
         Samples per minibatch (a warning below `MIN_SENSIBLE_MINIBATCH`).
 
     Raises:
-        ValueError: a minibatch of 0 samples (PPO would never change the networks); the
-            message names the fields and how to fix them.
+        ValueError: a minibatch of 0 samples, or of 0 envs for a recurrent model (PPO would
+            never change the networks); the message names the fields and how to fix them.
     """
+    n = max(num_mini_batches, 1)
+    if recurrent and num_envs // n < 1:
+        raise ValueError(
+            f"agent.algorithm.num_mini_batches {num_mini_batches} splits an update's {num_envs} "
+            "envs (a recurrent actor or critic learns from whole trajectories, one per env) "
+            f"into minibatches of 0 envs: PPO would never update. Use at most {num_envs} "
+            "minibatches, or more envs (--env.scene.num-envs)."
+        )
     samples = num_envs * num_steps_per_env
-    size = samples // max(num_mini_batches, 1)
+    size = (num_envs // n) * num_steps_per_env if recurrent else samples // n
     if size < 1:
         raise ValueError(
             f"agent.algorithm.num_mini_batches {num_mini_batches} splits an update's {samples} "

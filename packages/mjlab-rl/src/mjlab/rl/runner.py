@@ -47,13 +47,17 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
     def __init__(
         self, env: VecEnv, train_cfg: dict, log_dir: str | None = None, device: str = "cpu"
     ) -> None:
-        from mjlab.rl.config import check_minibatch
+        from mjlab.rl.config import check_minibatch, is_recurrent_model
 
         # Before rsl-rl builds anything: a zero-sized minibatch makes every update a no-op.
         check_minibatch(
             env.num_envs,
             train_cfg["num_steps_per_env"],
             train_cfg.get("algorithm", {}).get("num_mini_batches", 1),
+            recurrent=any(
+                is_recurrent_model(train_cfg.get(role, {}).get("class_name", "MLPModel"))
+                for role in ("actor", "critic")
+            ),
         )
         # rsl-rl prints the resolved observation sets and the actor/critic modules while it
         # builds them, and a line when it stores the git diff: train_cfg["verbose"] shows them.
@@ -243,6 +247,7 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         load_cfg: dict | None = None,
         strict: bool = True,
         map_location: str | None = None,
+        verify: bool = True,
     ) -> dict:
         """Load a checkpoint, as untrusted input (`torch.load(weights_only=True)`).
 
@@ -260,6 +265,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
                 True, "iteration": True}; None loads everything.
             strict: whether the model state dicts must match the models exactly.
             map_location: device to load tensors onto (e.g. "cpu" for a GPU checkpoint).
+            verify: check the file with `verify_checkpoint` first; False for a caller that
+                already did (a command checks it before building the env).
 
         Returns:
             The checkpoint's `infos` (None for checkpoints saved without).
@@ -269,13 +276,13 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             ValueError: not a valid checkpoint file (truncated, empty, random bytes, or data
                 that is not plain), damaged (`mjlab.rl.checkpoint.CheckpointError`: a zip
                 record whose bytes fail its CRC-32, checked by `verify_checkpoint` before
-                anything is read), or not an rsl-rl checkpoint.
+                anything is read unless `verify` is False), or not an rsl-rl checkpoint.
             RuntimeError: state dicts that do not fit the models (with strict=True), naming the
                 missing and unexpected keys.
         """
         from mjlab.rl.checkpoint import verify_checkpoint
 
-        path = verify_checkpoint(path)
+        path = verify_checkpoint(path) if verify else Path(path)
         try:
             loaded = torch.load(path, weights_only=True, map_location=map_location)
         except (EOFError, zipfile.BadZipFile) as err:

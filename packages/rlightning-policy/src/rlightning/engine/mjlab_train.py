@@ -63,11 +63,21 @@ def run(task_id: str, cfg: Any) -> list:
     from mjlab.rl.cli import (
         check_input_files,
         check_log_root,
+        check_run_config,
         choose_device,
         new_run_dir,
         remove_unused_run_dir,
     )
 
+    # Before anything is built, here rather than as a traceback in each rollout worker. The
+    # Ray learner concatenates every worker's envs into one PPO update.
+    from mjlab.utils.config import check_int
+
+    workers = 1
+    if cfg.engine == "ray":
+        check_int(cfg.num_rollout_workers, "--num-rollout-workers", 1, "Ray rollout actors")
+        workers = cfg.num_rollout_workers
+    check_run_config(cfg.env, cfg.agent, update_envs=cfg.env.scene.num_envs * workers)
     check_input_files(cfg.env)
     log_root = check_log_root(cfg.log_root)
     device = choose_device(cfg.device)

@@ -129,7 +129,11 @@ def run(task_id: str, cfg: Any) -> dict:
         train_cfg["verbose"] = cfg.verbose
         runner = MjlabOnPolicyRunner(wrapped, train_cfg, None, device=device)
         runner.load(
-            str(cfg.checkpoint_file), load_cfg={"actor": True}, strict=True, map_location=device
+            str(cfg.checkpoint_file),
+            load_cfg={"actor": True},
+            strict=True,
+            map_location=device,
+            verify=False,  # checked above, before the env was built
         )
         policy = runner.get_inference_policy(device=device)
     elif cfg.policy == "zero":

@@ -24,6 +24,7 @@ from mjlab.rl.checkpoint import verify_checkpoint
 from mjlab.rl.cli import (
     check_input_files,
     check_log_root,
+    check_run_config,
     choose_device,
     configure_wandb,
     dump_params,
@@ -34,9 +35,9 @@ from mjlab.rl.cli import (
     remove_unused_run_dir,
     run_command,
 )
-from mjlab.rl.config import RslRlOnPolicyRunnerCfg, check_minibatch, to_rsl_rl_train_cfg
+from mjlab.rl.config import RslRlOnPolicyRunnerCfg, to_rsl_rl_train_cfg
 from mjlab.rl.seeding import RunSeeds, seed_run, write_seeds
-from mjlab.utils.config import Config, validate_config
+from mjlab.utils.config import Config
 
 
 # rsl-rl's runner and wrapper import tensordict and with it torch's compiler stack (~10 s here):
@@ -105,26 +106,6 @@ def _exporting_runner() -> type:
                     )
 
     return _ExportingRunner
-
-
-def check_run_config(env_cfg: ManagerBasedRlEnvCfg, agent_cfg: RslRlOnPolicyRunnerCfg) -> None:
-    """The cross-field checks of a run, before anything is built: the whole env config
-    (`mjlab.utils.config.validate_config`, paths from "env") and the PPO minibatch size
-    (`mjlab.rl.config.check_minibatch`; its small-size warning comes from the runner).
-
-    Raises:
-        ValueError: the first problem, naming the field path (e.g. `env.actions['effort'].scale`).
-    """
-    import warnings
-
-    validate_config(env_cfg, "env")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the runner warns once, when it is built
-        check_minibatch(
-            env_cfg.scene.num_envs,
-            agent_cfg.num_steps_per_env,
-            agent_cfg.algorithm.num_mini_batches,
-        )
 
 
 def run(task_id: str, cfg: TrainCfg) -> Path | None:
@@ -217,7 +198,7 @@ def _train(
         wrapped, train_cfg, None if log_dir is None else str(log_dir), device=device
     )
     if resume_path is not None:
-        runner.load(str(resume_path))
+        runner.load(str(resume_path), verify=False)  # checked in `run`, before the env was built
         print(f"[mjlab] resumed from {resume_path}: {runner.resume_note}")
     stage["learning"] = True
     learning_started()
