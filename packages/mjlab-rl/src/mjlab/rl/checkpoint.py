@@ -8,15 +8,14 @@ Torch >= 2.6 can save without checksums (`torch.utils.serialization.config.save.
 False`): its records store CRC-32 0, and those are read (a truncated one is still refused) but
 not compared.
 
-Only the standard library is imported here: a command can check its checkpoint before it
-imports torch or builds an environment.
+The check is `mjlab.deploy.integrity.verify_zip_archive` (no torch is imported): a command can
+check its checkpoint before it imports torch or builds an environment.
 """
 
 from __future__ import annotations
 
 import os
 import zipfile
-import zlib
 from pathlib import Path
 
 # Torch's pre-1.6 (non-zip) format starts with a pickle protocol-2 header.
@@ -57,38 +56,11 @@ def verify_checkpoint(path: str | os.PathLike) -> Path:
             f"{path} is not a valid checkpoint ({size} bytes: truncated, empty or not a torch "
             "file). Use another checkpoint, or copy this one again."
         )
-    try:
-        bad = _first_bad_record(path)
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError) as err:
-        raise CheckpointError(
-            f"{path} is damaged ({size} bytes; {err}). Use another checkpoint, or copy this one "
-            "again."
-        ) from None
-    if bad is not None:
-        raise CheckpointError(
-            f"{path} is damaged: its record '{bad}' does not match its CRC-32 (bit rot or an "
-            "incomplete copy). Use another checkpoint, or copy this one again."
-        )
-    return path
+    from mjlab.deploy.integrity import verify_zip_archive
 
-
-def _first_bad_record(path: Path) -> str | None:
-    """The name of the first record whose bytes do not match its stored CRC-32, else None.
-    Records stored with CRC-32 0 (saved without checksums) are read but not compared.
-
-    Raises:
-        zipfile.BadZipFile, zlib.error, EOFError: a truncated or unreadable archive.
-    """
-    with zipfile.ZipFile(path) as archive:
-        for info in archive.infolist():
-            try:
-                with archive.open(info) as record:
-                    while record.read(1 << 20):
-                        pass
-            except zipfile.BadZipFile as err:
-                # zipfile compares CRC-32s only once a record is read to its end.
-                if "CRC-32" not in str(err):
-                    raise
-                if info.CRC != 0:
-                    return info.filename
-    return None
+    return verify_zip_archive(
+        path,
+        what=f"checkpoint ({size} bytes)",
+        error=CheckpointError,
+        hint="use another checkpoint, or copy this one again",
+    )
