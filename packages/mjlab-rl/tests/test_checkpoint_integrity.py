@@ -132,3 +132,20 @@ def test_play_reads_a_checkpoints_checksums_once(saved, monkeypatch, capsys):
     monkeypatch.setattr(checkpoint, "verify_checkpoint", lambda p: calls.append(p) or real(p))
     play.main(["Mjlab-Cartpole-Balance", "--checkpoint-file", str(saved), "--steps", "2"])
     assert len(calls) == 1, calls
+
+
+def test_a_checkpoint_of_another_network_is_refused_naming_the_file(saved):
+    # Another task's (or network size's) checkpoint: torch's ~20-line size-mismatch report
+    # becomes one ValueError naming the file and what to use instead.
+    cfg = load_env_cfg("Mjlab-Cartpole-Balance")
+    cfg.scene.num_envs = 4
+    env = RslRlVecEnvWrapper(ManagerBasedRlEnv(cfg))
+    agent = load_rl_cfg("Mjlab-Cartpole-Balance")
+    agent.num_steps_per_env = 8
+    agent.actor.hidden_dims = (16, 16)
+    other = MjlabOnPolicyRunner(env, to_rsl_rl_train_cfg(agent))
+    with pytest.raises(ValueError, match="does not fit this task's networks") as err:
+        other.load(str(saved), load_cfg={"actor": True})
+    message = str(err.value)
+    assert str(saved) in message and "Use a checkpoint of this task" in message
+    assert len(message.splitlines()) == 1

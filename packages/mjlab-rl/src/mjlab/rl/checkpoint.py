@@ -26,6 +26,12 @@ class CheckpointError(ValueError):
     """A checkpoint file that is damaged, truncated or not a torch file; the message names it."""
 
 
+class CheckpointMismatchError(CheckpointError, RuntimeError):
+    """A checkpoint whose state dicts do not fit the runner's networks (another task's or another
+    network size's); the message names the file and one mismatch. A RuntimeError too, as torch's
+    own strict-load error was."""
+
+
 def verify_checkpoint(path: str | os.PathLike) -> Path:
     """Check that `path` is an undamaged torch checkpoint: a zip archive whose every record
     matches its CRC-32. Files in torch's pre-1.6 format (no zip, no checksums) pass unchecked:

@@ -165,7 +165,12 @@ def _one_line(text: str) -> str:
         lines = lines[1:]
     words = re.sub(r"[\u2500-\u257f]+", " ", "\n".join(lines)).split()
     text = " ".join(words)
-    return re.sub(r" For full helptext, (see|run)", "; see", text).strip()
+    text = re.sub(r"\.? For full helptext, (see|run)", "; see", text)
+    # tyro lists an unknown option's value as an option too ("--env.x, 5"): keep the names.
+    text = re.sub(
+        r"Unrecognized options: (--[^\s,]+)(?:, [^-\s][^\s,]*)+", r"Unrecognized options: \1", text
+    )
+    return re.sub(r"(?<![.:]) Perhaps you meant", ". Perhaps you meant", text).strip()
 
 
 COMMON_OPTIONS = (

@@ -277,10 +277,11 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
                 that is not plain), damaged (`mjlab.rl.checkpoint.CheckpointError`: a zip
                 record whose bytes fail its CRC-32, checked by `verify_checkpoint` before
                 anything is read unless `verify` is False), or not an rsl-rl checkpoint.
-            RuntimeError: state dicts that do not fit the models (with strict=True), naming the
-                missing and unexpected keys.
+            CheckpointMismatchError (a ValueError and a RuntimeError): state dicts that do not
+                fit the models (with strict=True: another task's or network size's checkpoint),
+                naming the file and one mismatch.
         """
-        from mjlab.rl.checkpoint import verify_checkpoint
+        from mjlab.rl.checkpoint import CheckpointMismatchError, verify_checkpoint
 
         path = verify_checkpoint(path) if verify else Path(path)
         try:
@@ -315,7 +316,20 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             loaded["optimizer_state_dict"] = _reindex_optimizer_state(
                 loaded["optimizer_state_dict"], old_order, self._parameter_names()
             )
-        if self.alg.load(loaded, load_cfg, strict):
+        try:
+            resumed = self.alg.load(loaded, load_cfg, strict)
+        except RuntimeError as err:
+            if "state_dict" not in str(err):
+                raise
+            # torch lists every mismatching key; the first line and one example say enough.
+            lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+            example = lines[1] if len(lines) > 1 else ""
+            raise CheckpointMismatchError(
+                f"{path} does not fit this task's networks ({example.rstrip('.')}): it was "
+                "trained for another task or network size. Use a checkpoint of this task; "
+                "its run folder's params/ names the task it was trained for."
+            ) from None
+        if resumed:
             self.current_learning_iteration = loaded["iter"]
             self._next_after_loaded = True
         infos = loaded.get("infos")

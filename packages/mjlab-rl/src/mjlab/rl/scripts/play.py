@@ -7,6 +7,7 @@ browser (`mjlab.viewer.WebViewer`, 127.0.0.1:8080 by default)."""
 import contextlib
 import dataclasses
 import math
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -127,7 +128,10 @@ def run(task_id: str, cfg: Any) -> dict:
     if cfg.policy == "trained":
         train_cfg = to_rsl_rl_train_cfg(cfg.agent)
         train_cfg["verbose"] = cfg.verbose
-        runner = MjlabOnPolicyRunner(wrapped, train_cfg, None, device=device)
+        with warnings.catch_warnings():
+            # The runner warns about small PPO minibatches: play never updates, so it is noise.
+            warnings.filterwarnings("ignore", message="PPO minibatches", category=UserWarning)
+            runner = MjlabOnPolicyRunner(wrapped, train_cfg, None, device=device)
         runner.load(
             str(cfg.checkpoint_file),
             load_cfg={"actor": True},
