@@ -71,13 +71,14 @@ def test_checkpoint_saved_without_checksums_loads(saved, tmp_path):
     save_cfg = getattr(getattr(serialization, "config", None), "save", None)
     if save_cfg is None or not hasattr(save_cfg, "compute_crc32"):
         pytest.skip("this torch always writes checksums")
-    state = torch.load(saved, weights_only=False)
+    state = torch.load(saved, weights_only=True)
     path = tmp_path / "model_0.pt"
+    before = save_cfg.compute_crc32
     save_cfg.compute_crc32 = False
     try:
         torch.save(state, path)
     finally:
-        save_cfg.compute_crc32 = True
+        save_cfg.compute_crc32 = before
     with zipfile.ZipFile(path) as archive:
         assert any(i.CRC == 0 and i.file_size for i in archive.infolist())
     assert verify_checkpoint(path) == path
