@@ -2,15 +2,53 @@
 
 from __future__ import annotations
 
+import math
+
 from mjlab.envs import ManagerBasedRlEnvCfg, mdp
 from mjlab.managers import RewardTermCfg, SceneEntityCfg
 from mjlab.sensor import ContactMatch
-from mjlab.tasks.robots.g1 import G1
+from mjlab.tasks.robots.g1 import FOOT_BODIES, G1
+from mjlab.tasks.velocity import mdp as velocity_mdp
 from mjlab.tasks.velocity.velocity_env_cfg import (
     VelocityRobotCfg,
     velocity_env_cfg,
     velocity_play_env_cfg,
 )
+
+# Posture tolerance per joint, rad: tight on what balances (hip roll/yaw, ankle roll, waist roll
+# and pitch), loose on what makes a stride (hip pitch, knees), wider when running.
+POSTURE_STD_STANDING = {".*": 0.05}
+POSTURE_STD_WALKING = {
+    ".*_hip_pitch_joint": 0.3,
+    ".*_hip_(roll|yaw)_joint": 0.15,
+    ".*_knee_joint": 0.35,
+    ".*_ankle_pitch_joint": 0.25,
+    ".*_ankle_roll_joint": 0.1,
+    "waist_yaw_joint": 0.2,
+    "waist_roll_joint": 0.08,
+    "waist_pitch_joint": 0.1,
+    ".*_shoulder_(pitch|roll)_joint": 0.15,
+    ".*_shoulder_yaw_joint": 0.1,
+    ".*_elbow_joint": 0.15,
+    ".*_wrist_.*": 0.3,
+}
+POSTURE_STD_RUNNING = {
+    ".*_hip_pitch_joint": 0.5,
+    ".*_hip_(roll|yaw)_joint": 0.2,
+    ".*_knee_joint": 0.6,
+    ".*_ankle_pitch_joint": 0.35,
+    ".*_ankle_roll_joint": 0.15,
+    "waist_yaw_joint": 0.3,
+    "waist_roll_joint": 0.08,
+    "waist_pitch_joint": 0.2,
+    ".*_shoulder_pitch_joint": 0.5,
+    ".*_shoulder_roll_joint": 0.2,
+    ".*_shoulder_yaw_joint": 0.15,
+    ".*_elbow_joint": 0.35,
+    ".*_wrist_.*": 0.3,
+}
+FOOT_HEIGHT_OFFSET = 0.037
+"""Height of the ankle roll body's origin above the ground when the foot is flat on it, m."""
 
 G1_VELOCITY = VelocityRobotCfg(
     robot=G1,
@@ -18,37 +56,61 @@ G1_VELOCITY = VelocityRobotCfg(
     undesired=None,
     min_base_height=0.4,
     air_time_threshold=0.4,
-    # A humanoid pays more per step in penalties (29 joints) than it earns early on, so without a
-    # price on falling PPO learns to fall at once (mean episode length 60 -> 20 steps over the
-    # first 50 iterations). As in Isaac Lab's G1 velocity task: a termination penalty, arms and
-    # waist held near their default pose, a lighter action-rate penalty.
     reward_overrides={
-        "termination_penalty": RewardTermCfg(func=mdp.is_terminated, weight=-200.0),
-        "joint_deviation_upper": RewardTermCfg(
-            func=mdp.joint_deviation_l1,
-            weight=-0.1,
+        # Positive kernels carry the reward (tracking, upright torso, posture); penalties stay
+        # small, so staying up always pays and no termination penalty is needed.
+        "track_lin_vel_xy_exp": RewardTermCfg(
+            func=mdp.track_lin_vel_xy_exp, weight=2.0, params={"std": 0.5}
+        ),
+        "track_ang_vel_z_exp": RewardTermCfg(
+            func=mdp.track_ang_vel_z_exp, weight=2.0, params={"std": math.sqrt(0.5)}
+        ),
+        "upright": RewardTermCfg(
+            func=velocity_mdp.upright,
+            weight=1.0,
             params={
-                "asset_cfg": SceneEntityCfg(
-                    "robot",
-                    joint_names=(
-                        "waist_.*",
-                        ".*_shoulder_.*",
-                        ".*_elbow_joint",
-                        ".*_wrist_.*",
-                        ".*_hip_(yaw|roll)_joint",
-                    ),
-                )
+                "std": math.sqrt(0.2),
+                "asset_cfg": SceneEntityCfg("robot", body_names=("torso_link",)),
             },
         ),
-        "action_rate_l2": RewardTermCfg(func=mdp.action_rate_l2, weight=-0.005),
-        # legged_gym's air-time term pays (air time - 0.4 s) per touchdown: negative for the
-        # quick steps a humanoid starts with; with it the G1 learned to stand (episodes of
-        # ~850 steps by iteration 250) but not to walk (tracking flat at 0.3 of its maximum).
-        "feet_air_time": RewardTermCfg(
-            func=mdp.feet_air_time_biped,
-            weight=0.5,
-            params={"sensor_name": "feet_contact", "threshold": 0.4},
+        "posture": RewardTermCfg(
+            func=velocity_mdp.variable_posture,
+            weight=1.0,
+            params={
+                "std_standing": POSTURE_STD_STANDING,
+                "std_walking": POSTURE_STD_WALKING,
+                "std_running": POSTURE_STD_RUNNING,
+            },
         ),
+        "body_ang_vel": RewardTermCfg(
+            func=velocity_mdp.body_ang_vel_xy_l2,
+            weight=-0.05,
+            params={"asset_cfg": SceneEntityCfg("robot", body_names=("torso_link",))},
+        ),
+        "foot_clearance": RewardTermCfg(
+            func=velocity_mdp.feet_clearance,
+            weight=-2.0,
+            params={
+                "target_height": 0.1,
+                "foot_height_offset": FOOT_HEIGHT_OFFSET,
+                "asset_cfg": SceneEntityCfg("robot", body_names=FOOT_BODIES),
+            },
+        ),
+        "foot_slip": RewardTermCfg(
+            func=velocity_mdp.feet_slip,
+            weight=-0.1,
+            params={
+                "sensor_name": "feet_contact",
+                "asset_cfg": SceneEntityCfg("robot", body_names=FOOT_BODIES),
+            },
+        ),
+        "action_rate_l2": RewardTermCfg(func=mdp.action_rate_l2, weight=-0.1),
+        "lin_vel_z_l2": None,
+        "ang_vel_xy_l2": None,
+        "flat_orientation_l2": None,
+        "joint_torques_l2": None,
+        "joint_acc_l2": None,
+        "feet_air_time": None,
     },
 )
 

@@ -1,0 +1,150 @@
+"""The velocity task's own reward terms: `(env, **params) -> (num_envs,)` float32, before weight
+and step_dt.
+
+The humanoid terms follow the shape of mjlab's velocity recipe: positive kernels for what the
+robot should do (track the command, keep the torso upright, keep a posture whose tolerance grows
+with the commanded speed) and small penalties on the feet while walking.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import torch
+
+from mjlab.managers.scene_entity_config import SceneEntityCfg
+from mjlab.utils.math import quat_apply_inverse
+
+if TYPE_CHECKING:
+    from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
+
+_ROBOT = SceneEntityCfg("robot")
+_GRAVITY_W = (0.0, 0.0, -1.0)
+
+
+def _cache(env: ManagerBasedRlEnv) -> dict:
+    """Per-env store for values a term resolves once (per-joint tensors from regex tables)."""
+    store = env.__dict__.get("_velocity_mdp_cache")
+    if store is None:
+        store = env.__dict__["_velocity_mdp_cache"] = {}
+    return store
+
+
+def _per_joint(
+    env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg, table: dict[str, float], what: str
+) -> torch.Tensor:
+    """(num_selected,) values of a {joint regex: value} table for the selected joints; the last
+    matching pattern wins.
+
+    Raises:
+        ValueError: a selected joint that no pattern matches (names the joint and `what`).
+    """
+    key = (what, asset_cfg.name, tuple(table.items()), str(asset_cfg.joint_ids))
+    store = _cache(env)
+    if key not in store:
+        entity = env.scene[asset_cfg.name]
+        ids = asset_cfg.joint_ids
+        names = (
+            entity.joint_names if isinstance(ids, slice) else [entity.joint_names[i] for i in ids]
+        )
+        values = []
+        for name in names:
+            hit = [v for p, v in table.items() if re.fullmatch(p, name)]
+            if not hit:
+                raise ValueError(
+                    f"{what}: no pattern matches joint '{name}'; add one (e.g. '.*': 0.3)."
+                )
+            values.append(float(hit[-1]))
+        store[key] = torch.tensor(values, device=env.device)
+    return store[key]
+
+
+def upright(env: ManagerBasedRlEnv, std: float, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+    """exp(-|g_xy|^2 / std^2), g the unit gravity direction in the frame of the first selected
+    body (the torso): 1 when that body's z axis points up. Returns: (num_envs,) in (0, 1]."""
+    data = env.scene[asset_cfg.name].data
+    body = asset_cfg.body_ids if isinstance(asset_cfg.body_ids, slice) else asset_cfg.body_ids[0]
+    quat = data.body_link_quat_w[:, body] if not isinstance(body, slice) else data.root_link_quat_w
+    g = quat_apply_inverse(
+        quat, torch.tensor(_GRAVITY_W, device=env.device).expand(quat.shape[0], 3)
+    )
+    return torch.exp(-g[:, :2].square().sum(dim=1) / std**2)
+
+
+def variable_posture(
+    env: ManagerBasedRlEnv,
+    std_standing: dict[str, float],
+    std_walking: dict[str, float],
+    std_running: dict[str, float],
+    walking_threshold: float = 0.05,
+    running_threshold: float = 1.5,
+    command_name: str = "twist",
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> torch.Tensor:
+    """exp(-mean_j((q_j - q0_j)^2 / std_j^2)) with a per-joint tolerance std_j (rad, {joint
+    regex: std} tables) picked by the commanded speed |(vx, vy, wz)|: below `walking_threshold`
+    the standing table, above `running_threshold` the running table, else the walking one.
+    Returns: (num_envs,) in (0, 1]."""
+    data = env.scene[asset_cfg.name].data
+    sel = asset_cfg.select_joints
+    err = (sel(data.joint_pos) - sel(data.default_joint_pos)).square()
+    stds = torch.stack(
+        [
+            _per_joint(env, asset_cfg, std_standing, "variable_posture std_standing"),
+            _per_joint(env, asset_cfg, std_walking, "variable_posture std_walking"),
+            _per_joint(env, asset_cfg, std_running, "variable_posture std_running"),
+        ]
+    )
+    speed = torch.linalg.vector_norm(env.command_manager.get_command(command_name)[:, :3], dim=1)
+    mode = (speed >= walking_threshold).long() + (speed >= running_threshold).long()
+    return torch.exp(-(err / stds[mode].square()).mean(dim=1))
+
+
+def body_ang_vel_xy_l2(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+    """Squared roll/pitch angular velocity of the selected bodies (world x, y), summed.
+    Returns: (num_envs,) rad^2/s^2."""
+    w = env.scene[asset_cfg.name].data.body_link_ang_vel_w[:, asset_cfg.body_ids, :2]
+    return w.square().sum(dim=(1, 2))
+
+
+def _moving(env: ManagerBasedRlEnv, command_name: str, threshold: float) -> torch.Tensor:
+    cmd = env.command_manager.get_command(command_name)
+    return (torch.linalg.vector_norm(cmd[:, :3], dim=1) > threshold).float()
+
+
+def feet_clearance(
+    env: ManagerBasedRlEnv,
+    target_height: float,
+    foot_height_offset: float,
+    command_name: str = "twist",
+    command_threshold: float = 0.05,
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> torch.Tensor:
+    """Sum over feet of |h - target| * |v_xy|, h the foot's height above the ground plane (body
+    origin z minus `foot_height_offset`, m) and v_xy its horizontal speed: a moving foot should
+    move at the target height. Zero when the command is below `command_threshold`.
+    Flat ground only. Returns: (num_envs,) m^2/s."""
+    data = env.scene[asset_cfg.name].data
+    ids = asset_cfg.body_ids
+    h = data.body_link_pos_w[:, ids, 2] - foot_height_offset
+    v = torch.linalg.vector_norm(data.body_link_lin_vel_w[:, ids, :2], dim=2)
+    return ((h - target_height).abs() * v).sum(dim=1) * _moving(
+        env, command_name, command_threshold
+    )
+
+
+def feet_slip(
+    env: ManagerBasedRlEnv,
+    sensor_name: str,
+    command_name: str = "twist",
+    command_threshold: float = 0.05,
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> torch.Tensor:
+    """Sum over feet in contact of their squared horizontal speed (the contact sensor's slots
+    and the selected bodies in the same order). Zero when the command is below
+    `command_threshold`. Returns: (num_envs,) m^2/s^2."""
+    data = env.scene[asset_cfg.name].data
+    v2 = data.body_link_lin_vel_w[:, asset_cfg.body_ids, :2].square().sum(dim=2)
+    contact = env.scene[sensor_name].found.float()
+    return (v2 * contact).sum(dim=1) * _moving(env, command_name, command_threshold)
