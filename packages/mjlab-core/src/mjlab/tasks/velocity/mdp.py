@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
-from mjlab.utils.math import quat_apply_inverse
+from mjlab.utils.math import projected_gravity
 
 if TYPE_CHECKING:
     from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
 
 _ROBOT = SceneEntityCfg("robot")
-_GRAVITY_W = (0.0, 0.0, -1.0)
 
 
 def _cache(env: ManagerBasedRlEnv) -> dict:
@@ -31,16 +30,16 @@ def _cache(env: ManagerBasedRlEnv) -> dict:
     return store
 
 
-def _per_joint(
-    env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg, table: dict[str, float], what: str
+def _posture_stds(
+    env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg, tables: tuple[dict[str, float], ...]
 ) -> torch.Tensor:
-    """(num_selected,) values of a {joint regex: value} table for the selected joints; the last
-    matching pattern wins.
+    """(len(tables), num_selected) per-joint values of {joint regex: value} tables for the
+    selected joints, resolved once per env; the last matching pattern wins.
 
     Raises:
-        ValueError: a selected joint that no pattern matches (names the joint and `what`).
+        ValueError: a selected joint that no pattern of a table matches (names the joint).
     """
-    key = (what, asset_cfg.name, tuple(table.items()), str(asset_cfg.joint_ids))
+    key = (asset_cfg.name, str(asset_cfg.joint_ids), tuple(tuple(t.items()) for t in tables))
     store = _cache(env)
     if key not in store:
         entity = env.scene[asset_cfg.name]
@@ -48,28 +47,33 @@ def _per_joint(
         names = (
             entity.joint_names if isinstance(ids, slice) else [entity.joint_names[i] for i in ids]
         )
-        values = []
-        for name in names:
-            hit = [v for p, v in table.items() if re.fullmatch(p, name)]
-            if not hit:
-                raise ValueError(
-                    f"{what}: no pattern matches joint '{name}'; add one (e.g. '.*': 0.3)."
-                )
-            values.append(float(hit[-1]))
-        store[key] = torch.tensor(values, device=env.device)
+        rows = []
+        for table, what in zip(tables, _POSTURE_TABLES, strict=True):
+            row = []
+            for name in names:
+                hit = [v for p, v in table.items() if re.fullmatch(p, name)]
+                if not hit:
+                    raise ValueError(
+                        f"variable_posture {what}: no pattern matches joint '{name}'; add one "
+                        "(e.g. '.*': 0.3)."
+                    )
+                row.append(float(hit[-1]))
+            rows.append(row)
+        store[key] = torch.tensor(rows, device=env.device)
     return store[key]
+
+
+_POSTURE_TABLES = ("std_standing", "std_walking", "std_running")
 
 
 def upright(env: ManagerBasedRlEnv, std: float, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
     """exp(-|g_xy|^2 / std^2), g the unit gravity direction in the frame of the first selected
-    body (the torso): 1 when that body's z axis points up. Returns: (num_envs,) in (0, 1]."""
+    body (the torso; the root without a selection): 1 when that body's z axis points up.
+    Returns: (num_envs,) in (0, 1]."""
     data = env.scene[asset_cfg.name].data
-    body = asset_cfg.body_ids if isinstance(asset_cfg.body_ids, slice) else asset_cfg.body_ids[0]
-    quat = data.body_link_quat_w[:, body] if not isinstance(body, slice) else data.root_link_quat_w
-    g = quat_apply_inverse(
-        quat, torch.tensor(_GRAVITY_W, device=env.device).expand(quat.shape[0], 3)
-    )
-    return torch.exp(-g[:, :2].square().sum(dim=1) / std**2)
+    ids = asset_cfg.body_ids
+    quat = data.root_link_quat_w if isinstance(ids, slice) else data.body_link_quat_w[:, ids[0]]
+    return torch.exp(-projected_gravity(quat)[:, :2].square().sum(dim=1) / std**2)
 
 
 def variable_posture(
@@ -89,13 +93,7 @@ def variable_posture(
     data = env.scene[asset_cfg.name].data
     sel = asset_cfg.select_joints
     err = (sel(data.joint_pos) - sel(data.default_joint_pos)).square()
-    stds = torch.stack(
-        [
-            _per_joint(env, asset_cfg, std_standing, "variable_posture std_standing"),
-            _per_joint(env, asset_cfg, std_walking, "variable_posture std_walking"),
-            _per_joint(env, asset_cfg, std_running, "variable_posture std_running"),
-        ]
-    )
+    stds = _posture_stds(env, asset_cfg, (std_standing, std_walking, std_running))
     speed = torch.linalg.vector_norm(env.command_manager.get_command(command_name)[:, :3], dim=1)
     mode = (speed >= walking_threshold).long() + (speed >= running_threshold).long()
     return torch.exp(-(err / stds[mode].square()).mean(dim=1))
