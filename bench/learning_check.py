@@ -8,7 +8,9 @@ mean episode length and the linear-velocity tracking reward moved.
 "early" is the mean over iterations 3-7 (the first iterations only count the episodes that end
 soonest, so iterations 0-2 are biased low); "late" the mean of the last 5. A task that learns
 has late/early > 1: its robots stay up longer. A policy that learns to fall on purpose (a reward
-whose penalties outweigh what staying up earns) shows late/early < 1.
+whose penalties outweigh what staying up earns) shows late/early < 1. A rough task also reports
+its terrain curriculum: the mean terrain level over envs (mean of the last 5 iterations) against
+the highest level that exists, e.g. "1.62/4".
 """
 
 from __future__ import annotations
@@ -32,6 +34,13 @@ LOCOMOTION_TASKS = (
 )
 
 
+TERRAIN_TAGS = {
+    "terrain_level": "Curriculum/terrain_levels/mean",
+    "terrain_level_max": "Curriculum/terrain_levels/highest",
+}
+"""Tensorboard tags of the terrain curriculum (`mdp.terrain_levels`), logged by rough tasks."""
+
+
 def train_briefly(
     task: str, iterations: int, num_envs: int, workdir: Path, device: str = "cpu"
 ) -> dict[str, np.ndarray]:
@@ -39,7 +48,9 @@ def train_briefly(
 
     Returns:
         {"iteration", "mean_episode_length" (steps), "track_lin_vel_xy" (fraction of the term's
-        maximum)}, each (iterations,).
+        maximum)}, each (iterations,); for a task with a terrain curriculum also
+        "terrain_level" (mean level over envs) and "terrain_level_max" (the highest level that
+        exists), each (iterations,).
     """
     import yaml
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -75,15 +86,23 @@ def train_briefly(
     track = {e.step: e.value for e in acc.Scalars("Episode_Reward/track_lin_vel_xy_exp")}
     env = yaml.safe_load((run / "params" / "env.yaml").read_text())
     weight = float(env["rewards"]["track_lin_vel_xy_exp"]["weight"])
-    return {
+    curves = {
         "iteration": np.array([e.step for e in length]),
         "mean_episode_length": np.array([e.value for e in length]),
         "track_lin_vel_xy": np.array([track.get(e.step, np.nan) / weight for e in length]),
     }
+    logged = set(acc.Tags()["scalars"])
+    for name, tag in TERRAIN_TAGS.items():
+        if tag in logged:
+            by_step = {e.step: e.value for e in acc.Scalars(tag)}
+            curves[name] = np.array([by_step.get(e.step, np.nan) for e in length])
+    return curves
 
 
 def summarize(curves: dict[str, np.ndarray]) -> dict[str, float]:
-    """early/late means of the episode length (see the module docstring) and their ratio."""
+    """early/late means of the episode length (see the module docstring) and their ratio, the
+    late tracking reward and, where the curves have them, the late mean terrain level
+    ("terrain_late") and the highest level ("terrain_max")."""
     length = curves["mean_episode_length"]
     if len(length) < 13:
         raise ValueError(
@@ -91,12 +110,16 @@ def summarize(curves: dict[str, np.ndarray]) -> dict[str, float]:
             "train for more iterations"
         )
     early, late = float(length[3:8].mean()), float(length[-5:].mean())
-    return {
+    out = {
         "early": early,
         "late": late,
         "ratio": late / early,
         "track_late": float(np.nanmean(curves["track_lin_vel_xy"][-5:])),
     }
+    if "terrain_level" in curves:
+        out["terrain_late"] = float(np.nanmean(curves["terrain_level"][-5:]))
+        out["terrain_max"] = float(np.nanmax(curves["terrain_level_max"]))
+    return out
 
 
 def main() -> None:
@@ -112,7 +135,8 @@ def main() -> None:
 
     print(f"{args.iterations} iterations, {args.num_envs} envs, {args.device}")
     print(
-        f"{'task':36} {'early len':>9} {'late len':>9} {'late/early':>10} {'track':>6} {'min':>5}"
+        f"{'task':36} {'early len':>9} {'late len':>9} {'late/early':>10} {'track':>6} "
+        f"{'terrain':>8} {'min':>5}"
     )
     for task in args.tasks:
         with tempfile.TemporaryDirectory() as tmp:
@@ -120,9 +144,10 @@ def main() -> None:
             curves = train_briefly(task, args.iterations, args.num_envs, Path(tmp), args.device)
             s = summarize(curves)
             minutes = (time.perf_counter() - start) / 60
+        terrain = f"{s['terrain_late']:.2f}/{s['terrain_max']:.0f}" if "terrain_late" in s else "-"
         print(
             f"{task:36} {s['early']:9.1f} {s['late']:9.1f} {s['ratio']:10.2f} "
-            f"{s['track_late']:6.3f} {minutes:5.1f}"
+            f"{s['track_late']:6.3f} {terrain:>8} {minutes:5.1f}"
         )
         if args.json_out is not None:
             row = dict(

@@ -19,15 +19,22 @@ def terrain_levels(
     env_ids: torch.Tensor,
     command_name: str = "twist",
     asset_cfg: SceneEntityCfg = _ROBOT,
-) -> torch.Tensor:
+) -> dict[str, torch.Tensor | float]:
     """Move envs that walked far enough to harder terrain rows and those that walked less than
-    half of what their command asked to easier rows (Isaac Lab's rule). Returns the mean level.
+    half of what their command asked to easier rows (Isaac Lab's rule).
 
     Only episodes that ran are judged: an env reset before it took a step (episode length 0,
-    e.g. `reset()` called twice, or the first reset of a run) keeps its row."""
+    e.g. `reset()` called twice, or the first reset of a run) keeps its row.
+
+    Returns:
+        {"mean": the mean level over all envs (0-d tensor, no host read), "highest": the
+        highest level that exists (float, the terrain's rows - 1; 0 on a plane)}, logged as
+        `Curriculum/terrain_levels/mean` and `.../highest`, so that a curve shows how far up
+        the envs are against how far up they could be.
+    """
     terrain = env.scene.terrain
     if terrain is None or getattr(terrain, "terrain_levels", None) is None:
-        return torch.tensor(0.0)
+        return {"mean": torch.tensor(0.0), "highest": 0.0}
     data = env.scene[asset_cfg.name].data
     distance = (data.root_link_pos_w[env_ids, :2] - env.scene.env_origins[env_ids, :2]).norm(dim=1)
     size = terrain.cfg.terrain_generator.size
@@ -39,7 +46,10 @@ def terrain_levels(
     move_up &= ran
     move_down &= ran
     terrain.update_env_origins(env_ids, move_up, move_down)
-    return terrain.terrain_levels.float().mean()
+    return {
+        "mean": terrain.terrain_levels.float().mean(),
+        "highest": float(terrain.max_terrain_level - 1),
+    }
 
 
 def commands_vel(
