@@ -426,18 +426,35 @@ def _model_train_cfg(model: RslRlModelCfg, where: str) -> dict[str, Any]:
     return out
 
 
-def _check_resolves(func: Any, where: str) -> None:
-    """Import a "module:function" string now, so a typo is one error naming the field."""
-    if callable(func):
-        return
-    from rsl_rl.utils import resolve_callable
+def check_symmetry(cfg: RslRlOnPolicyRunnerCfg) -> None:
+    """The run-time checks of `cfg.algorithm.symmetry_cfg` (nothing when it is off): its
+    function resolves ("module:function" imported now, so a typo is one error before anything
+    is built) and no model is recurrent (rsl-rl mirrors single steps, not trajectories).
 
-    try:
-        resolved = resolve_callable(func)
-    except (ImportError, AttributeError, ValueError) as err:
-        raise ValueError(f"{where} '{func}' cannot be resolved: {err}") from err
-    if not callable(resolved):
-        raise ValueError(f"{where} '{func}' is not a function.")
+    Raises:
+        ValueError: naming the field `agent.algorithm.symmetry_cfg...` and the fix.
+    """
+    symmetry = cfg.algorithm.symmetry_cfg
+    if not symmetry.enabled:
+        return
+    where = "agent.algorithm.symmetry_cfg.data_augmentation_func"
+    func = symmetry.data_augmentation_func
+    if not callable(func):
+        from rsl_rl.utils import resolve_callable
+
+        try:
+            resolved = resolve_callable(func)
+        except (ImportError, AttributeError, ValueError) as err:
+            raise ValueError(f"{where} '{func}' cannot be resolved: {err}") from err
+        if not callable(resolved):
+            raise ValueError(f"{where} '{func}' is not a function.")
+    for role in ("actor", "critic"):
+        if is_recurrent_model(getattr(cfg, role).class_name):
+            raise ValueError(
+                f"agent.algorithm.symmetry_cfg is set but agent.{role} is recurrent "
+                f"({getattr(cfg, role).class_name}): rsl-rl's symmetry augmentation supports "
+                "feed-forward models only; unset data_augmentation_func or use an MLP."
+            )
 
 
 def to_rsl_rl_train_cfg(cfg: RslRlOnPolicyRunnerCfg) -> dict[str, Any]:
@@ -469,7 +486,7 @@ def to_rsl_rl_train_cfg(cfg: RslRlOnPolicyRunnerCfg) -> dict[str, Any]:
         algorithm["share_cnn_encoders"] = True
     symmetry: RslRlSymmetryCfg = algorithm.pop("symmetry_cfg")
     if symmetry.enabled:
-        _check_resolves(symmetry.data_augmentation_func, "algorithm.symmetry_cfg.data_augmentation_func")
+        check_symmetry(cfg)
         # rsl-rl adds the env (resolve_symmetry_config) and resolves a string function itself.
         algorithm["symmetry_cfg"] = {
             "use_data_augmentation": symmetry.use_data_augmentation,

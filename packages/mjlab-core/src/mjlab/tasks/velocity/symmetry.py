@@ -190,17 +190,17 @@ class VelocityMirror:
     Raises:
         ValueError: a term it does not know (named `group/term`), a group that is not one flat
             vector, a joint selection without its partners, a default pose or action scale that
-            is not mirror symmetric, or a height-scan grid that is not symmetric about the base's
-            x axis.
+            is not mirror symmetric, a clip that is not symmetric about 0 on a value whose
+            sign flips, or a height-scan grid that is not symmetric about the base's x axis.
     """
 
     def __init__(self, env: Any):
         env = getattr(env, "unwrapped", env)
         self.device = env.device
-        self._env = env
+        # No reference to env is kept: `velocity_mirror` caches this per env in a weak map.
         self._joints: dict[str, JointMirror] = {}
         self.actions = self._action_mirror(env)
-        """Mirror of the (num_envs, total_action_dim) action vector."""
+        """Mirror of a (batch, total_action_dim) action tensor."""
         self.groups: dict[str, _Mirror] = {
             g: self._group_mirror(env, g) for g in env.observation_manager.group_terms
         }
@@ -280,6 +280,12 @@ class VelocityMirror:
                         f"Observation term '{group}/{name}' has a per-value scale that is not "
                         "mirror symmetric: cannot mirror."
                     )
+            if term.clip is not None and -1.0 in s and term.clip[0] != -term.clip[1]:
+                # clamp(-x, lo, hi) is -clamp(x, lo, hi) only for lo = -hi.
+                raise ValueError(
+                    f"Observation term '{group}/{name}' has a clip {tuple(term.clip)} that is not "
+                    "symmetric about 0 but values whose sign the mirror flips: cannot mirror."
+                )
             frames = max(int(term.history_length), 1)
             for f in range(frames):
                 offset = start + f * len(sub)
