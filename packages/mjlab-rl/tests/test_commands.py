@@ -45,6 +45,21 @@ def test_train_without_a_task_lists_tasks(capsys):
         (["train", "Mjlab-Cartpole-Balance", "--env.scene.num-envs", "abc"], "abc", None),
         (["train", "Mjlab-Cartpole-Balance", "--env.decimaton", "2"], "--env.decimation", None),
         (["play", "Mjlab-Cartpole-Balance"], "--checkpoint-file", ValueError),
+        (
+            ["train", "Mjlab-Cartpole-Balance", "--agent.algorithm.symmetry-cfg.use-mirror-loss"],
+            "need data_augmentation_func",
+            ValueError,
+        ),
+        (
+            [
+                "train",
+                "Mjlab-Cartpole-Balance",
+                "--agent.algorithm.symmetry-cfg.data-augmentation-func",
+                "mjlab.nowhere:mirror",
+            ],
+            "data_augmentation_func 'mjlab.nowhere:mirror' cannot be resolved",
+            ValueError,
+        ),
     ],
     ids=[
         "misspelled-task",
@@ -54,6 +69,8 @@ def test_train_without_a_task_lists_tasks(capsys):
         "not-a-number",
         "misspelled-option",
         "no-checkpoint",
+        "symmetry-without-function",
+        "symmetry-function-not-found",
     ],
 )
 def test_a_mistake_at_the_command_line_is_one_line_and_exit_status_2(

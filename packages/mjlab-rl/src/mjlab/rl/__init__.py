@@ -14,6 +14,7 @@ _WHERE = {
     "RslRlModelCfg": "mjlab.rl.config",
     "RslRlOnPolicyRunnerCfg": "mjlab.rl.config",
     "RslRlPpoAlgorithmCfg": "mjlab.rl.config",
+    "RslRlSymmetryCfg": "mjlab.rl.config",
     "to_rsl_rl_train_cfg": "mjlab.rl.config",
     "MjlabOnPolicyRunner": "mjlab.rl.runner",
     "migrate_checkpoint": "mjlab.rl.runner",
@@ -26,6 +27,7 @@ __all__ = [
     "RslRlModelCfg",
     "RslRlOnPolicyRunnerCfg",
     "RslRlPpoAlgorithmCfg",
+    "RslRlSymmetryCfg",
     "RslRlVecEnvWrapper",
     "migrate_checkpoint",
     "to_rsl_rl_train_cfg",
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
         RslRlModelCfg,
         RslRlOnPolicyRunnerCfg,
         RslRlPpoAlgorithmCfg,
+        RslRlSymmetryCfg,
         to_rsl_rl_train_cfg,
     )
     from mjlab.rl.runner import MjlabOnPolicyRunner, migrate_checkpoint

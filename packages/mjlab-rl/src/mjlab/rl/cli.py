@@ -402,9 +402,9 @@ def find_checkpoint(experiment_dir: Path, load_run: str, load_checkpoint: str) -
 
 def check_run_config(env_cfg: Any, agent_cfg: Any, update_envs: int | None = None) -> None:
     """The cross-field checks of a run, before anything is built: the whole env config
-    (`mjlab.utils.config.validate_config`, paths from "env") and the PPO minibatch size
+    (`mjlab.utils.config.validate_config`, paths from "env"), the PPO minibatch size
     (`mjlab.rl.config.check_minibatch`, recurrent actor/critic included; its small-size warning
-    comes from the runner).
+    comes from the runner) and the symmetry function (`mjlab.rl.config.check_symmetry`).
 
     Args:
         env_cfg: the task's `ManagerBasedRlEnvCfg`.
@@ -417,7 +417,7 @@ def check_run_config(env_cfg: Any, agent_cfg: Any, update_envs: int | None = Non
     """
     import warnings
 
-    from mjlab.rl.config import check_minibatch, is_recurrent_model
+    from mjlab.rl.config import check_minibatch, check_symmetry, is_recurrent_model
     from mjlab.utils.config import validate_config
 
     validate_config(env_cfg, "env")
@@ -432,6 +432,7 @@ def check_run_config(env_cfg: Any, agent_cfg: Any, update_envs: int | None = Non
                 for model in (agent_cfg.actor, agent_cfg.critic)
             ),
         )
+    check_symmetry(agent_cfg)
 
 
 def check_input_files(env_cfg: Any) -> None:

@@ -102,6 +102,68 @@ class RslRlModelCfg(Config):
 
 
 @dataclass(kw_only=True)
+class RslRlSymmetryCfg(Config):
+    """Symmetry in PPO updates (rsl-rl's `Symmetry` extension; Mittal et al., ICRA 2024):
+    mirrored copies of each mini-batch's samples and/or a mirror loss on the actor.
+
+    Off (the default) while `data_augmentation_func` is None: rsl-rl then gets no symmetry
+    config. With a function but both flags False, rsl-rl only logs the mirror loss
+    (`Loss/symmetry`) without learning from it.
+
+    Raises:
+        ValueError: at construction, a flag on without a function, a negative or unused
+            mirror_loss_coeff, or a function that is neither a callable nor a "module:function"
+            string; the message names the field.
+    """
+
+    use_data_augmentation: bool = False
+    """Append the mirrored observations and actions to every mini-batch (the surrogate and the
+    value loss see both; the rollout's advantages and returns are repeated for the copies)."""
+    use_mirror_loss: bool = False
+    """Add `mirror_loss_coeff` times the mean squared difference between the actor's mean
+    action on mirrored observations and the mirror of its mean action to the loss."""
+    data_augmentation_func: str | None = None
+    """The mirror function, called by rsl-rl as `func(env=, obs=, actions=)` with the
+    `RslRlVecEnvWrapper`, a TensorDict of observation groups (batch first) or None, and an
+    action tensor or None; it returns both with the mirrored samples appended along the batch
+    dimension (None stays None). A "module:function" string (resolved when training starts;
+    what the command line and params/agent.yaml hold) or, from Python, the callable itself.
+    Velocity tasks: "mjlab.tasks.velocity.symmetry:mirror_observations_and_actions"."""
+    mirror_loss_coeff: float = 0.0
+    """Weight of the mirror loss (used with use_mirror_loss)."""
+
+    def __post_init__(self) -> None:
+        func = self.data_augmentation_func
+        if func is not None and not callable(func):
+            if not isinstance(func, str) or ":" not in func or func.startswith(":"):
+                raise ValueError(
+                    "RslRlSymmetryCfg.data_augmentation_func must be a callable or a "
+                    f"'module:function' string, got {func!r}."
+                )
+        if func is None and (self.use_data_augmentation or self.use_mirror_loss):
+            raise ValueError(
+                "RslRlSymmetryCfg.use_data_augmentation/use_mirror_loss need "
+                "data_augmentation_func, e.g. "
+                "'mjlab.tasks.velocity.symmetry:mirror_observations_and_actions' for the "
+                "velocity tasks."
+            )
+        if not self.mirror_loss_coeff >= 0:
+            raise ValueError(
+                f"RslRlSymmetryCfg.mirror_loss_coeff must be >= 0, got {self.mirror_loss_coeff}."
+            )
+        if self.use_mirror_loss and self.mirror_loss_coeff == 0:
+            raise ValueError(
+                "RslRlSymmetryCfg.use_mirror_loss is True but mirror_loss_coeff is 0: the loss "
+                "would have no effect; set mirror_loss_coeff > 0 (e.g. 1.0)."
+            )
+
+    @property
+    def enabled(self) -> bool:
+        """Whether rsl-rl gets this config (a function is set)."""
+        return self.data_augmentation_func is not None
+
+
+@dataclass(kw_only=True)
 class RslRlPpoAlgorithmCfg(Config):
     """Config for the PPO algorithm (Schulman et al. 2017, arXiv:1707.06347).
 
@@ -144,6 +206,11 @@ class RslRlPpoAlgorithmCfg(Config):
     """Share CNN encoders between actor and critic (both must be CNNModel)."""
     class_name: str = "PPO"
     """Algorithm class name resolved by rsl-rl."""
+    symmetry_cfg: RslRlSymmetryCfg = field(default_factory=RslRlSymmetryCfg)
+    """Left/right symmetry (off by default; see `RslRlSymmetryCfg`). Not in the seed API (an
+    addition, as in mjlab 1.6 / Isaac Lab, where it is None when off); from the command line:
+    `--agent.algorithm.symmetry-cfg.use-data-augmentation
+    --agent.algorithm.symmetry-cfg.data-augmentation-func MODULE:FUNCTION`."""
 
     def __post_init__(self) -> None:
         for name in ("num_learning_epochs", "num_mini_batches"):
@@ -359,6 +426,37 @@ def _model_train_cfg(model: RslRlModelCfg, where: str) -> dict[str, Any]:
     return out
 
 
+def check_symmetry(cfg: RslRlOnPolicyRunnerCfg) -> None:
+    """The run-time checks of `cfg.algorithm.symmetry_cfg` (nothing when it is off): its
+    function resolves ("module:function" imported now, so a typo is one error before anything
+    is built) and no model is recurrent (rsl-rl mirrors single steps, not trajectories).
+
+    Raises:
+        ValueError: naming the field `agent.algorithm.symmetry_cfg...` and the fix.
+    """
+    symmetry = cfg.algorithm.symmetry_cfg
+    if not symmetry.enabled:
+        return
+    where = "agent.algorithm.symmetry_cfg.data_augmentation_func"
+    func = symmetry.data_augmentation_func
+    if not callable(func):
+        from rsl_rl.utils import resolve_callable
+
+        try:
+            resolved = resolve_callable(func)
+        except (ImportError, AttributeError, ValueError) as err:
+            raise ValueError(f"{where} '{func}' cannot be resolved: {err}") from err
+        if not callable(resolved):
+            raise ValueError(f"{where} '{func}' is not a function.")
+    for role in ("actor", "critic"):
+        if is_recurrent_model(getattr(cfg, role).class_name):
+            raise ValueError(
+                f"agent.algorithm.symmetry_cfg is set but agent.{role} is recurrent "
+                f"({getattr(cfg, role).class_name}): rsl-rl's symmetry augmentation supports "
+                "feed-forward models only; unset data_augmentation_func or use an MLP."
+            )
+
+
 def to_rsl_rl_train_cfg(cfg: RslRlOnPolicyRunnerCfg) -> dict[str, Any]:
     """Convert a runner config to the `train_cfg` dict of rsl-rl-lib 5.x's OnPolicyRunner.
 
@@ -368,6 +466,8 @@ def to_rsl_rl_train_cfg(cfg: RslRlOnPolicyRunnerCfg) -> dict[str, Any]:
     tags). Optional fields left as None are dropped, and each model dict holds only arguments its
     class accepts, so no model receives a keyword it does not take. mjlab's own keys
     (`upload_model`, `clip_actions` when set) ride along at the top level; rsl-rl ignores them.
+    `algorithm.symmetry_cfg` is sent only when its `data_augmentation_func` is set (rsl-rl adds
+    the env to it).
 
     Args:
         cfg: the runner config.
@@ -376,13 +476,24 @@ def to_rsl_rl_train_cfg(cfg: RslRlOnPolicyRunnerCfg) -> dict[str, Any]:
         A fresh dict on every call (rsl-rl writes into it, e.g. `obs_groups`, `multi_gpu`).
 
     Raises:
-        ValueError: a model class_name that cannot be resolved, or a non-default model setting
-            that the chosen class cannot take; the message names the field.
+        ValueError: a model class_name or symmetry function that cannot be resolved, or a
+            non-default model setting that the chosen class cannot take; the message names the
+            field.
     """
     algorithm = {f.name: getattr(cfg.algorithm, f.name) for f in dataclasses.fields(cfg.algorithm)}
     # PPO.construct_algorithm consumes share_cnn_encoders itself; only send it when in use.
     if algorithm.pop("share_cnn_encoders"):
         algorithm["share_cnn_encoders"] = True
+    symmetry: RslRlSymmetryCfg = algorithm.pop("symmetry_cfg")
+    if symmetry.enabled:
+        check_symmetry(cfg)
+        # rsl-rl adds the env (resolve_symmetry_config) and resolves a string function itself.
+        algorithm["symmetry_cfg"] = {
+            "use_data_augmentation": symmetry.use_data_augmentation,
+            "use_mirror_loss": symmetry.use_mirror_loss,
+            "data_augmentation_func": symmetry.data_augmentation_func,
+            "mirror_loss_coeff": symmetry.mirror_loss_coeff,
+        }
     if cfg.logger == "wandb":
         logger: Any = {
             "class_name": _WANDB_WRITER,

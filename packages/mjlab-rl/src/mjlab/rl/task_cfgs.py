@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from mjlab.rl.config import RslRlModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
+import copy
+
+from mjlab.rl.config import (
+    RslRlModelCfg,
+    RslRlOnPolicyRunnerCfg,
+    RslRlPpoAlgorithmCfg,
+    RslRlSymmetryCfg,
+)
+
+VELOCITY_MIRROR_FUNC = "mjlab.tasks.velocity.symmetry:mirror_observations_and_actions"
+"""The velocity tasks' left/right mirror, as `RslRlSymmetryCfg.data_augmentation_func`."""
 
 
 def cartpole_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
@@ -38,6 +48,41 @@ def _velocity(experiment: str) -> RslRlOnPolicyRunnerCfg:
         critic=RslRlModelCfg(hidden_dims=(256, 128, 128), obs_normalization=True),
         algorithm=RslRlPpoAlgorithmCfg(entropy_coef=0.01),
     )
+
+
+def velocity_symmetry_cfg(
+    use_data_augmentation: bool = True, use_mirror_loss: bool = False, mirror_loss_coeff: float = 0.0
+) -> RslRlSymmetryCfg:
+    """Left/right symmetry for the G1 and Go1 velocity tasks (any terrain): their mirror
+    (`mjlab.tasks.velocity.symmetry`) with the given flags. Not on by default: set it on a
+    velocity runner config (`with_symmetry`) or from the command line,
+    `train TASK --agent.algorithm.symmetry-cfg.use-data-augmentation
+    --agent.algorithm.symmetry-cfg.data-augmentation-func
+    mjlab.tasks.velocity.symmetry:mirror_observations_and_actions`.
+
+    Raises:
+        ValueError: mirror_loss_coeff < 0, or use_mirror_loss with a coefficient of 0.
+    """
+    return RslRlSymmetryCfg(
+        use_data_augmentation=use_data_augmentation,
+        use_mirror_loss=use_mirror_loss,
+        data_augmentation_func=VELOCITY_MIRROR_FUNC,
+        mirror_loss_coeff=mirror_loss_coeff,
+    )
+
+
+def with_symmetry(
+    cfg: RslRlOnPolicyRunnerCfg, symmetry: RslRlSymmetryCfg | None = None
+) -> RslRlOnPolicyRunnerCfg:
+    """A copy of the velocity runner config `cfg` with symmetry on (`symmetry`, default:
+    `velocity_symmetry_cfg()`, data augmentation only); `cfg` itself is left as it was.
+
+    >>> with_symmetry(velocity_g1_ppo_cfg()).algorithm.symmetry_cfg.use_data_augmentation
+    True
+    """
+    out = copy.deepcopy(cfg)
+    out.algorithm.symmetry_cfg = copy.deepcopy(symmetry) if symmetry else velocity_symmetry_cfg()
+    return out
 
 
 def velocity_go1_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
