@@ -196,5 +196,5 @@ def test_a_term_the_mirror_does_not_know_is_named():
     cfg = _cfg(GO1_FLAT, num_envs=1)
     cfg.observations["actor"].terms["base_height"] = ObservationTermCfg(func=mdp.root_pos_w)
     env = ManagerBasedRlEnv(cfg)
-    with pytest.raises(ValueError, match="'actor/base_height'.*unknown to the velocity mirror"):
+    with pytest.raises(ValueError, match=r"'actor/base_height'.*unknown to the velocity mirror"):
         VelocityMirror(env)

@@ -105,3 +105,48 @@ def test_foot_terms_vanish_when_the_command_is_standing(env):
     standing = velocity_mdp.feet_clearance(env, 0.1, 0.037, asset_cfg=feet)
     assert (moving > 0).all()
     assert (standing == 0).all()
+
+
+def test_g1_position_targets_stay_inside_each_envs_joint_range(env):
+    """The G1 recipe clamps targets to the joint range as the deploy loop does; the range is
+    read per env and per step, so a randomized range is followed."""
+    term = env.action_manager.get_term("joint_pos")
+    assert term.cfg.clamp_to_joint_limits
+    robot = env.scene["robot"]
+    ids = term.joint_ids
+    knee = robot.joint_names.index("left_knee_joint")
+    col = ids.index(knee)
+    saved = robot.data.joint_pos_limits.clone()
+    try:
+        robot.data.joint_pos_limits[1, knee] = torch.tensor([0.1, 0.2])
+        actions = torch.zeros(3, term.action_dim)
+        actions[0] = 100.0
+        actions[1] = -100.0
+        term.process_actions(actions)
+        limits = robot.data.joint_pos_limits[:, ids]
+        targets = term.processed_actions
+        assert torch.equal(targets[0], limits[0, :, 1])  # every joint at its upper bound
+        assert torch.equal(targets[1], limits[1, :, 0])  # every joint at its lower bound
+        assert targets[1, col] == pytest.approx(0.1)  # env 1's own, changed knee range
+        unclamped = term.offset[2] + term.scale * 0.0
+        assert torch.equal(targets[2], unclamped)  # inside the range: untouched
+        actions[2, col] = 0.1
+        term.process_actions(actions)
+        assert targets[2, col] == pytest.approx(float(term.offset[2, col] + term.scale[col] * 0.1))
+    finally:
+        robot.data.joint_pos_limits[:] = saved
+        term.process_actions(torch.zeros(3, term.action_dim))
+
+
+def test_position_targets_past_the_range_pass_when_the_clamp_is_off():
+    cfg = load_env_cfg("Mjlab-Velocity-Flat-Unitree-Go1")
+    cfg.scene.num_envs = 1
+    assert not cfg.actions["joint_pos"].clamp_to_joint_limits
+    env = ManagerBasedRlEnv(cfg, device="cpu")
+    try:
+        term = env.action_manager.get_term("joint_pos")
+        term.process_actions(torch.full((1, term.action_dim), 100.0))
+        upper = env.scene["robot"].data.joint_pos_limits[0, term.joint_ids, 1]
+        assert (term.processed_actions[0] > upper).all()
+    finally:
+        env.close()

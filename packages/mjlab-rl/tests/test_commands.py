@@ -48,7 +48,7 @@ def test_train_without_a_task_lists_tasks(capsys):
         (
             ["train", "Mjlab-Cartpole-Balance", "--agent.algorithm.symmetry-cfg.use-mirror-loss"],
             "need data_augmentation_func",
-            ValueError,
+            None,  # raised while tyro builds the config: tyro reports it
         ),
         (
             [

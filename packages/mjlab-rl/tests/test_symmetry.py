@@ -83,11 +83,13 @@ def test_a_function_that_does_not_resolve_is_refused_before_anything_is_built():
     cfg = with_symmetry(
         velocity_g1_ppo_cfg(), RslRlSymmetryCfg(data_augmentation_func="mjlab.tasks.nowhere:f")
     )
-    with pytest.raises(ValueError, match="symmetry_cfg.data_augmentation_func 'mjlab.tasks.nowhere"):
+    with pytest.raises(
+        ValueError, match=r"symmetry_cfg\.data_augmentation_func 'mjlab\.tasks\.nowhere"
+    ):
         check_run_config(env_cfg, cfg)
     cfg = with_symmetry(velocity_g1_ppo_cfg())
     cfg.actor.class_name = "RNNModel"
-    with pytest.raises(ValueError, match="agent.actor is recurrent"):
+    with pytest.raises(ValueError, match=r"agent\.actor is recurrent"):
         check_run_config(env_cfg, cfg)
 
 

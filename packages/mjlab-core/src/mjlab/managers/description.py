@@ -91,6 +91,8 @@ class ActionTermDescription(TypedDict, total=False):
     """Per-joint [lower, upper] range of the MJCF, rad (+-inf: unlimited)."""
     joint_vel_limit: list[float | None]
     """Per-joint speed limit of the entity's config, rad/s (inf: none stated; None: unknown)."""
+    clamp_to_joint_limits: bool
+    """Position terms: the targets are clamped to `joint_pos_limits` (per env) after `clip`."""
 
 
 def plain_value(value: Any, scene: Any = None) -> Any:

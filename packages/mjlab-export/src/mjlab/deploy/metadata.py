@@ -387,6 +387,11 @@ class DeploymentMetadata(Config):
     (rsl_rl's wrapper `clip_actions`; `OnnxPolicy.__call__` applies it), or None."""
     joint_pos_limits: list[list[float]] = field(default_factory=list)
     """[lower, upper] range per joint, rad (+-inf: unlimited); empty: unknown (unlimited)."""
+    clamp_to_joint_limits: bool = False
+    """The env clamped the position targets to `joint_pos_limits` after `action_clip`
+    (`JointPositionActionCfg.clamp_to_joint_limits`); `OnnxPolicy.process_actions` does the same.
+    Written only when True (readers that predate it ignore it; their control loop clamps by
+    default)."""
     joint_vel_limit: list[float] = field(default_factory=list)
     """Speed limit per joint, rad/s (inf: none stated); empty: unknown. MuJoCo models carry no
     speed limits: an env's file takes them from `EntityCfg.joint_vel_limit` (the motors' data
@@ -774,6 +779,8 @@ class DeploymentMetadata(Config):
             document.pop("motion")
         if not self.images:
             document.pop("images")
+        if not self.clamp_to_joint_limits:
+            document.pop("clamp_to_joint_limits")
         return json.dumps(_encode(document), sort_keys=True, allow_nan=False)
 
     @classmethod
@@ -809,6 +816,7 @@ class DeploymentMetadata(Config):
             "action_clip",
             "clip_actions",
             "joint_pos_limits",
+            "clamp_to_joint_limits",
             "joint_vel_limit",
             "motion",
             "images",

@@ -389,7 +389,9 @@ class OnnxPolicy:
 
     def process_actions(self, actions: np.ndarray) -> np.ndarray:
         """What the env's action term makes of `actions`: action_offset + action_scale * a,
-        clipped to `action_clip`, computed in float32 as in training.
+        clipped to `action_clip`, then to `joint_pos_limits` where the metadata says the env
+        clamped targets to the joint range (`clamp_to_joint_limits`), computed in float32 as
+        in training.
 
         Args:
             actions: (num_joints,) or (batch, num_joints) raw policy actions.
@@ -417,6 +419,9 @@ class OnnxPolicy:
         if meta.action_clip is not None:
             lo, hi = meta.action_clip
             processed = np.clip(processed, np.float32(lo), np.float32(hi))
+        if meta.clamp_to_joint_limits and meta.joint_pos_limits:
+            limits = np.asarray(meta.joint_pos_limits, dtype=np.float32)
+            processed = np.clip(processed, limits[:, 0], limits[:, 1])
         return processed.astype(np.float64)
 
     def joint_targets(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -335,6 +335,7 @@ def metadata_from_env(
         action_clip=term["clip"],
         clip_actions=clip_actions,
         joint_pos_limits=term["joint_pos_limits"],
+        clamp_to_joint_limits=bool(term.get("clamp_to_joint_limits", False)),
         joint_vel_limit=velocity_limits,
         action_type=term["action_type"],
         observations=observations,

@@ -134,12 +134,13 @@ class RslRlSymmetryCfg(Config):
 
     def __post_init__(self) -> None:
         func = self.data_augmentation_func
-        if func is not None and not callable(func):
-            if not isinstance(func, str) or ":" not in func or func.startswith(":"):
-                raise ValueError(
-                    "RslRlSymmetryCfg.data_augmentation_func must be a callable or a "
-                    f"'module:function' string, got {func!r}."
-                )
+        if (func is not None and not callable(func)) and (
+            not isinstance(func, str) or ":" not in func or func.startswith(":")
+        ):
+            raise ValueError(
+                "RslRlSymmetryCfg.data_augmentation_func must be a callable or a "
+                f"'module:function' string, got {func!r}."
+            )
         if func is None and (self.use_data_augmentation or self.use_mirror_loss):
             raise ValueError(
                 "RslRlSymmetryCfg.use_data_augmentation/use_mirror_loss need "

@@ -51,7 +51,9 @@ def _velocity(experiment: str) -> RslRlOnPolicyRunnerCfg:
 
 
 def velocity_symmetry_cfg(
-    use_data_augmentation: bool = True, use_mirror_loss: bool = False, mirror_loss_coeff: float = 0.0
+    use_data_augmentation: bool = True,
+    use_mirror_loss: bool = False,
+    mirror_loss_coeff: float = 0.0,
 ) -> RslRlSymmetryCfg:
     """Left/right symmetry for the G1 and Go1 velocity tasks (any terrain): their mirror
     (`mjlab.tasks.velocity.symmetry`) with the given flags. Not on by default: set it on a

@@ -97,6 +97,25 @@ def _as_values(value: float | Mapping[str, float]) -> float | dict[str, float]:
 
 class JointPositionAction(JointAction):
     action_type = "joint_position"
+    cfg: JointPositionActionCfg
+
+    def __init__(self, cfg: JointPositionActionCfg, env):
+        super().__init__(cfg, env)
+        self._joint_ids_t = torch.tensor(self._joint_ids, dtype=torch.long, device=env.device)
+
+    def process_actions(self, actions: torch.Tensor) -> None:
+        super().process_actions(actions)
+        if self.cfg.clamp_to_joint_limits:
+            # Read each step: domain randomization may change a joint's range per env.
+            limits = self.entity.data.joint_pos_limits[:, self._joint_ids_t]
+            torch.maximum(self.processed_actions, limits[..., 0], out=self.processed_actions)
+            torch.minimum(self.processed_actions, limits[..., 1], out=self.processed_actions)
+
+    def describe(self) -> ActionTermDescription:
+        """`JointAction.describe` plus `clamp_to_joint_limits`."""
+        description = super().describe()
+        description["clamp_to_joint_limits"] = bool(self.cfg.clamp_to_joint_limits)
+        return description
 
     def apply_actions(self) -> None:
         self.entity.set_joint_position_target(self.processed_actions, joint_ids=self._joint_ids)
@@ -136,6 +155,11 @@ class JointPositionActionCfg(JointActionCfg):
     """Term class."""
     use_default_offset: bool = True
     """Use the entity's default joint positions as the offset."""
+    clamp_to_joint_limits: bool = False
+    """Clamp the targets to each joint's range (`EntityData.joint_pos_limits`, per env) after
+    scale, offset and clip. The robot-side loop does the same by default
+    (`mjlab.deploy.SafetyCfg.clamp_to_joint_limits`): a policy trained without it may ask for
+    targets past the range, which there pull less hard than in training."""
 
 
 @dataclass(kw_only=True)

@@ -46,6 +46,9 @@ class VelocityRobotCfg(Config):
     """Feet air time reward threshold, s."""
     reward_overrides: dict[str, RewardTermCfg | None] = field(default_factory=dict)
     """Reward terms replaced, added or (None) removed for this robot, by name."""
+    clamp_to_joint_limits: bool = False
+    """Clamp the joint position targets to the joint range in training, as the robot-side loop
+    does (`JointPositionActionCfg.clamp_to_joint_limits`)."""
 
     @property
     def feet(self) -> ContactMatch:
@@ -231,7 +234,9 @@ def velocity_env_cfg(
         },
         actions={
             "joint_pos": mdp.JointPositionActionCfg(
-                scale=task.robot.action_scale, use_default_offset=True
+                scale=task.robot.action_scale,
+                use_default_offset=True,
+                clamp_to_joint_limits=task.clamp_to_joint_limits,
             )
         },
         commands={"twist": _twist_command()},

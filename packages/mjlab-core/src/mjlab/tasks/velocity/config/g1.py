@@ -56,6 +56,9 @@ G1_VELOCITY = VelocityRobotCfg(
     undesired=None,
     min_base_height=0.4,
     air_time_threshold=0.4,
+    # The deploy loop keeps targets inside the joint range; train the same way, or a policy that
+    # leans on targets past the range falls there.
+    clamp_to_joint_limits=True,
     reward_overrides={
         # Positive kernels carry the reward (tracking, upright torso, posture); penalties stay
         # small, so staying up always pays and no termination penalty is needed.
