@@ -3,9 +3,9 @@ keeps its robots up longer at the end than at the start. A task whose physics is
 robot with no ground contact) or whose reward pays for falling (the G1 before its termination
 penalty: mean episode length 60 -> 20 steps in 50 iterations) fails here. The same measurement
 for every locomotion task, with more iterations: `bench/learning_check.py`. A run is seeded
-(bit for bit on this CPU), so each ratio is a fixed number here: G1 1.112 at 32 iterations of
-256 envs (1.113 with 512, 1.127 at 40), Go1 2.17 at 13 of 512 (4.88 at 20), against the 1.05
-required. 13 is the fewest iterations `summarize` compares.
+(bit for bit on this CPU), so each ratio is a fixed number here (the test prints it), e.g. Go1
+2.17 at 13 iterations of 512 envs (4.88 at 20), against the 1.05 required. 13 is the fewest
+iterations `summarize` compares.
 
 The rough tasks' runs also carry the terrain curriculum's figures: their logs hold the mean
 terrain level and the highest level, and `bench/training_curve.py` writes them as the CSV

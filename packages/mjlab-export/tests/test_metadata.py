@@ -135,8 +135,8 @@ def test_a_version_1_file_reads_with_no_delay_and_no_clips_and_is_rewritten_as_t
     assert all(t.delay == 0 for t in old.observations)
     assert old.action_clip is None and old.clip_actions is None and old.joint_pos_limits == []
     # Written as the lowest version that holds it: 2 without a motion (3 adds `motion`, 4
-    # `images`).
-    assert SCHEMA_VERSION == 4
+    # `images`, 5 `clamp_to_joint_limits`).
+    assert SCHEMA_VERSION == 5
     assert json.loads(old.to_json())["schema_version"] == 2
 
 
@@ -156,3 +156,53 @@ def test_version_2_fields_are_validated_naming_them(go1_meta):
         DeploymentMetadata(
             **{**fields, "observations": [{**fields["observations"][0], "delay": -2}]}
         )
+
+
+def test_clamped_targets_are_version_5_and_the_runtime_clamps_like_the_env(
+    go1_meta, make_policy, tmp_path
+):
+    """`clamp_to_joint_limits` is written only when on (as version 5, which older readers
+    refuse), read back, validated, and applied by `OnnxPolicy.process_actions` after the clip."""
+    import dataclasses
+    import json
+
+    assert "clamp_to_joint_limits" not in json.loads(go1_meta.to_json())
+    fields = dataclasses.asdict(go1_meta)
+    limits = [[-0.2, 0.3], [0.8, 1.0], [-1.9, -1.7]] * 4
+    meta = DeploymentMetadata(
+        **{**fields, "joint_pos_limits": limits, "clamp_to_joint_limits": True}
+    )
+    raw = json.loads(meta.to_json())
+    assert raw["clamp_to_joint_limits"] is True and raw["schema_version"] == 5
+    again = DeploymentMetadata.from_json(json.dumps(raw))
+    assert again.clamp_to_joint_limits is True
+    raw.pop("clamp_to_joint_limits")
+    raw["schema_version"] = 4
+    assert DeploymentMetadata.from_json(json.dumps(raw)).clamp_to_joint_limits is False
+    with pytest.raises(ValueError, match="'clamp_to_joint_limits' must be true or false"):
+        DeploymentMetadata(**{**fields, "clamp_to_joint_limits": "false"}).validate()
+    with pytest.raises(ValueError, match="needs joint_position actions and 'joint_pos_limits'"):
+        DeploymentMetadata(
+            **{**fields, "joint_pos_limits": [], "clamp_to_joint_limits": True}
+        ).validate()
+
+    import numpy as np
+
+    from mjlab.deploy import OnnxPolicy
+
+    obs_dim = go1_meta.obs_dim
+    path = make_policy(tmp_path / "p.onnx", np.zeros((obs_dim, 12)), np.zeros(12), meta)
+    policy = OnnxPolicy(path)
+    actions = np.zeros((3, 12), dtype=np.float32)
+    actions[0] = 100.0
+    actions[1] = -100.0
+    actions[2, 0] = 0.1
+    scale = np.asarray(meta.action_scale, np.float32)
+    unclamped = actions * scale + np.asarray(meta.action_offset, np.float32)
+    targets = policy.process_actions(actions)
+    lo, hi = np.asarray(limits, np.float32).T
+    assert np.array_equal(targets[0], hi.astype(np.float64))
+    assert np.array_equal(targets[1], lo.astype(np.float64))
+    inside = (unclamped[2] >= lo) & (unclamped[2] <= hi)
+    assert inside.any()
+    assert np.array_equal(targets[2][inside], unclamped[2][inside].astype(np.float64))

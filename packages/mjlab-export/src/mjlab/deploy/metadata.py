@@ -18,15 +18,17 @@ import numpy as np
 
 from mjlab.deploy.strict import Config
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Version of the JSON layout this module writes; it reads versions 1..SCHEMA_VERSION.
 Version 2 added observation `delay`, `action_clip`, `clip_actions`, `joint_pos_limits`,
 `joint_vel_limit` and command `components` (a version-1 file reads as delay 0, no clips,
 unlimited joints and unnamed command values); version 3 added `motion` (a tracking policy's
 reference motion; older files read as None); version 4 added `images` (camera inputs of an
-image policy; older files read as none). A file is written as the lowest version that holds
-it: 4 with images, 3 with a motion, else 2, so a robot with an older runtime still reads
-other policies."""
+image policy; older files read as none); version 5 added `clamp_to_joint_limits` (older files
+read as False). A file is written as the lowest version that holds it: 5 when its targets are
+clamped to the joint range, 4 with images, 3 with a motion, else 2, so a robot with an older
+runtime still reads other policies, and refuses one whose targets it would compute
+differently."""
 METADATA_KEY = "mjlab.deployment"
 """ONNX `metadata_props` key of the JSON document."""
 FLAT_KEYS = (
@@ -390,8 +392,8 @@ class DeploymentMetadata(Config):
     clamp_to_joint_limits: bool = False
     """The env clamped the position targets to `joint_pos_limits` after `action_clip`
     (`JointPositionActionCfg.clamp_to_joint_limits`); `OnnxPolicy.process_actions` does the same.
-    Written only when True (readers that predate it ignore it; their control loop clamps by
-    default)."""
+    Written only when True, as schema version 5 (a reader that predates it refuses the file
+    rather than compute other targets)."""
     joint_vel_limit: list[float] = field(default_factory=list)
     """Speed limit per joint, rad/s (inf: none stated); empty: unknown. MuJoCo models carry no
     speed limits: an env's file takes them from `EntityCfg.joint_vel_limit` (the motors' data
@@ -477,8 +479,10 @@ class DeploymentMetadata(Config):
         self.validate()
 
     def _layout_version(self) -> int:
-        """The lowest schema version that holds this metadata: 4 with images, 3 with a motion,
-        else 2."""
+        """The lowest schema version that holds this metadata: 5 with `clamp_to_joint_limits`,
+        4 with images, 3 with a motion, else 2."""
+        if self.clamp_to_joint_limits is True:
+            return 5
         return 4 if self.images else 3 if self.motion is not None else 2
 
     @property
@@ -520,6 +524,19 @@ class DeploymentMetadata(Config):
         if n == 0:
             raise ValueError(
                 "Deployment metadata field 'joint_names' is empty; the policy must control joints."
+            )
+        if not isinstance(self.clamp_to_joint_limits, bool):
+            raise ValueError(
+                "Deployment metadata field 'clamp_to_joint_limits' must be true or false, got "
+                f"{self.clamp_to_joint_limits!r}."
+            )
+        if self.clamp_to_joint_limits and (
+            self.action_type != "joint_position" or not self.joint_pos_limits
+        ):
+            raise ValueError(
+                "Deployment metadata field 'clamp_to_joint_limits' is true but the policy has "
+                f"action_type {self.action_type!r} and {len(self.joint_pos_limits)} joint ranges; "
+                "it needs joint_position actions and 'joint_pos_limits'. Re-export the policy."
             )
         for i, name in enumerate(self.joint_names):
             if not isinstance(name, str) or not name or "," in name:

@@ -106,7 +106,7 @@ class JointPositionAction(JointAction):
     def process_actions(self, actions: torch.Tensor) -> None:
         super().process_actions(actions)
         if self.cfg.clamp_to_joint_limits:
-            # Read each step: domain randomization may change a joint's range per env.
+            # Read each step, per env: a task may give its envs different ranges.
             limits = self.entity.data.joint_pos_limits[:, self._joint_ids_t]
             torch.maximum(self.processed_actions, limits[..., 0], out=self.processed_actions)
             torch.minimum(self.processed_actions, limits[..., 1], out=self.processed_actions)
