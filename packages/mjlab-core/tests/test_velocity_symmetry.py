@@ -16,6 +16,7 @@ from mjlab.tasks.velocity.symmetry import (
     mirror_observations_and_actions,
     velocity_mirror,
 )
+from mjlab.utils.math import quat_from_angle_axis, quat_mul
 
 G1_FLAT = "Mjlab-Velocity-Flat-Unitree-G1"
 GO1_FLAT = "Mjlab-Velocity-Flat-Unitree-Go1"
@@ -117,24 +118,8 @@ def test_rough_height_scan_is_mirrored_across_the_base_x_axis(envs):
     assert not torch.equal(rays, torch.arange(pattern.shape[0]))
 
 
-def _quat_mul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    aw, ax, ay, az = a.unbind(-1)
-    bw, bx, by, bz = b.unbind(-1)
-    return torch.stack(
-        [
-            aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-        ],
-        dim=-1,
-    )
-
-
 def _axis_angle(axis, angle) -> torch.Tensor:
-    axis = torch.tensor(axis) / torch.tensor(axis).norm()
-    half = torch.tensor(angle / 2)
-    return torch.cat([half.cos()[None], half.sin() * axis])
+    return quat_from_angle_axis(torch.tensor(angle), torch.tensor(axis))
 
 
 @pytest.mark.parametrize("task", [G1_FLAT, GO1_FLAT])
@@ -149,7 +134,7 @@ def test_the_mirrored_observation_is_what_the_env_sees_in_the_mirrored_state(env
     origins = env.scene.env_origins
 
     rel = torch.tensor([0.3, 0.2, robot.data.root_link_pos_w[0, 2].item()])
-    quat = _quat_mul(_axis_angle((0.0, 0.0, 1.0), 0.7), _axis_angle((0.3, 1.0, 0.2), 0.25))
+    quat = quat_mul(_axis_angle((0.0, 0.0, 1.0), 0.7), _axis_angle((0.3, 1.0, 0.2), 0.25))
     lin = torch.tensor([0.4, -0.3, 0.1])
     ang = torch.tensor([0.5, -0.2, 0.8])
     reflect = torch.tensor([1.0, -1.0, 1.0])
