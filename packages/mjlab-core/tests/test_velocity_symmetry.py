@@ -4,7 +4,6 @@ mirrored state."""
 
 import pytest
 import torch
-from tensordict import TensorDict
 
 from mjlab.envs import ManagerBasedRlEnv, mdp
 from mjlab.managers import ObservationTermCfg
@@ -47,8 +46,18 @@ def envs():
     return get
 
 
-def _obs(env: ManagerBasedRlEnv) -> TensorDict:
+def _obs(env: ManagerBasedRlEnv):
+    """The env's observation groups as rsl-rl passes them (a TensorDict), or as a plain dict
+    where only mjlab-core is installed (the mirror accepts both)."""
+    try:
+        from tensordict import TensorDict
+    except ImportError:
+        return dict(env.obs_buf)
     return TensorDict(dict(env.obs_buf), batch_size=[env.num_envs])
+
+
+def _rows(obs, start: int):
+    return {key: value[start:] for key, value in obs.items()}
 
 
 def test_mirror_names_swap_sides_of_humanoid_and_quadruped_parts():
@@ -89,9 +98,11 @@ def test_mirroring_twice_gives_the_batch_back(envs, task):
     actions = torch.randn(env.num_envs, env.action_manager.total_action_dim)
     once, once_actions = mirror_observations_and_actions(env, obs, actions)
     n = env.num_envs
-    assert once.batch_size[0] == 2 * n and once_actions.shape == (2 * n, actions.shape[1])
+    assert type(once) is type(obs)
+    assert all(value.shape[0] == 2 * n for value in once.values())
+    assert once_actions.shape == (2 * n, actions.shape[1])
     assert set(once.keys()) == {"actor", "critic"}
-    twice, twice_actions = mirror_observations_and_actions(env, once[n:], once_actions[n:])
+    twice, twice_actions = mirror_observations_and_actions(env, _rows(once, n), once_actions[n:])
     for group in ("actor", "critic"):
         assert torch.equal(once[group][:n], obs[group])
         assert not torch.equal(once[group][n:], obs[group]), group
