@@ -4,6 +4,7 @@
 
 Several run folders (a run and its resumptions, `train --agent.resume`) are joined in order: each
 later run replaces the iterations from its first one on, and its wall time continues from there.
+`--last-iteration N` ends the curve at the checkpoint `model_N.pt` it is shown for.
 
 Writes <out>.csv (iteration, wall_time_s, track_lin_vel_xy_exp, track_ang_vel_z_exp,
 mean_episode_length, mean_reward, steps_per_s; for a rough task also terrain_level, the mean
@@ -118,10 +119,20 @@ def main() -> None:
         "--target", type=float, default=0.8, help="fraction of the reward's maximum (plotted)"
     )
     parser.add_argument("--title", default="Mjlab-Velocity-Flat-Unitree-Go1, 2-core CPU")
+    parser.add_argument(
+        "--last-iteration",
+        type=int,
+        default=None,
+        help="drop what was logged after this iteration (that of the checkpoint the curve is "
+        "shown for, when a run was stopped a few iterations past it)",
+    )
     args = parser.parse_args()
 
     env = yaml.safe_load((args.run[-1] / "params" / "env.yaml").read_text())
     data = add_terrain_levels(join([load(run) for run in args.run]), env)
+    if args.last_iteration is not None:
+        keep = data["iteration"] <= args.last_iteration
+        data = {key: value[keep] for key, value in data.items()}
     rough = "terrain_level" in data
     weight = float(env["rewards"]["track_lin_vel_xy_exp"]["weight"])
     track = data["track_lin_vel_xy_exp"] / weight
