@@ -99,7 +99,10 @@ def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     for part in parts[1:]:
         first = part["iteration"][0]
         keep = out["iteration"] < first
-        offset = out["wall_time_s"][keep][-1] if keep.any() else 0.0
+        # The resumed run's clock starts at its first logged iteration: that iteration's own
+        # time is counted as the part's median iteration time.
+        step = float(np.median(np.diff(part["wall_time_s"]))) if len(part["iteration"]) > 1 else 0.0
+        offset = out["wall_time_s"][keep][-1] + step if keep.any() else 0.0
         out = {
             k: np.concatenate([out[k][keep], part[k] + (offset if k == "wall_time_s" else 0)])
             for k in out
