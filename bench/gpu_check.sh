@@ -10,8 +10,9 @@
 # It prints one table and writes docs/results/gpu_<device>.md (e.g. gpu_nvidia_h200.md).
 # A failing step is reported in the table; the script still runs the others.
 #
-# It runs through `uv run` in the workspace; where uv is absent (a machine with its own Python
-# and the packages installed, the checkout's src folders on PYTHONPATH) it uses `python3`.
+# It runs through `uv run` in the workspace. GPU_CHECK_PYTHON (a Python executable, one path)
+# takes precedence: for a machine with its own Python and the packages installed, the checkout's
+# src folders on PYTHONPATH. Without uv and without it, `python3`.
 # Settings (environment): GPU_CHECK_OUT (log folder), GPU_CHECK_MARK (pytest marker expression,
 # default "gpu or warp"; "gpu" leaves out the slow Warp-on-CPU variants), GPU_CHECK_STEP_S
 # (time limit of each command, seconds, default 1800), GPU_CHECK_TASKS (tasks trained in step 3),
@@ -41,7 +42,9 @@ rm -f "$OUT"/*.jsonl "$OUT"/pytest.xml "$OUT"/*.log
 echo "gpu_check: $DEVICE_NAME -> docs/results/gpu_${SLUG}.md (logs in $OUT)"
 
 echo "== 1/3 parity and GPU tests: pytest -m '$MARK'"
-run -m pytest -m "$MARK" -q -p no:cacheprovider --junitxml "$OUT/pytest.xml" "${TESTS[@]}" \
+# SIGINT at the limit: pytest still prints its summary and writes the JUnit file.
+timeout -s INT --kill-after=30 "$STEP_S" "${PY[@]}" -m pytest -m "$MARK" -q -rfE -p no:cacheprovider \
+  --junitxml "$OUT/pytest.xml" ${TESTS[@]+"${TESTS[@]}"} \
   2>&1 | tee "$OUT/pytest.log" | tail -n 15
 
 echo "== 2/3 env throughput"

@@ -57,6 +57,9 @@ def _obs(env: ManagerBasedRlEnv):
 
 
 def _rows(obs, start: int):
+    """Rows `start:` of every group, as the same mapping type."""
+    if hasattr(obs, "batch_size"):
+        return obs[start:]
     return {key: value[start:] for key, value in obs.items()}
 
 
