@@ -353,3 +353,57 @@ def test_rough_task_spawns_robots_above_the_terrain():
     for _ in range(10):
         env.step(torch.zeros(6, 12))
     assert (env.scene["height_scan"].heights.abs() < 1.0).all()
+
+
+def test_importer_height_at_is_the_generator_height_map_in_torch():
+    imp = _importer()
+    rng = np.random.default_rng(0)
+    half = imp.generator.extent / 2
+    # Points over the whole map and past its edges (clipped to the map on both sides).
+    xy = rng.uniform(-half - 1.0, half + 1.0, size=(200, 2))
+    got = imp.height_at(torch.as_tensor(xy, dtype=torch.float32))
+    want = imp.generator.height_at(xy[:, 0], xy[:, 1])
+    assert got.shape == (200,) and got.dtype == torch.float32
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-6)
+    assert np.ptp(want) > 0.05  # the map is not flat: the comparison says something
+    # Batch shape is kept; a plane is 0 everywhere.
+    assert imp.height_at(torch.zeros(4, 3, 2)).shape == (4, 3)
+    plane = TerrainImporter(TerrainImporterCfg(terrain_type="plane"))
+    assert torch.equal(plane.height_at(torch.ones(5, 2)), torch.zeros(5))
+
+
+@pytest.mark.slow
+def test_walking_down_off_a_pyramid_top_is_not_too_low_and_lying_on_the_ground_is():
+    """The rough task's base-height termination measures from the ground under the robot: a
+    Go1 standing at the foot of a pyramid, 0.3 m or more below the top platform where it
+    spawned, is not ended (it was, when the height was taken from the env origin, and robots
+    on the slope and stairs columns never got past level 1); a base 0.1 m above that ground
+    is."""
+    from mjlab.envs import ManagerBasedRlEnv
+    from mjlab.envs.mdp import root_height_below_minimum
+    from mjlab.tasks import load_env_cfg
+
+    cfg = load_env_cfg("Mjlab-Velocity-Rough-Unitree-Go1")
+    cfg.scene.num_envs = 2
+    env = ManagerBasedRlEnv(cfg)
+    env.reset(seed=0)
+    ter = env.scene.terrain
+    names = ter.generator.sub_terrain_names
+    slope = next(j for j in range(names.shape[1]) if names[0, j] == "slope")
+    level = names.shape[0] - 1
+    origin = ter.terrain_origins[level, slope]
+    assert origin[2] > 0.5  # the top platform of the steepest slope
+    robot = env.scene["robot"]
+    root = robot.data.default_root_state.clone()
+    foot = origin[:2] + torch.tensor([3.9, 0.0])  # near the slope's foot, inside the cell
+    ground = ter.height_at(foot)
+    root[:, :2] = foot
+    root[0, 2] = ground + 0.3  # standing height above the ground there
+    root[1, 2] = ground + 0.1  # lying on it
+    robot.write_root_state_to_sim(root)
+    env.sim.forward()
+    env.scene.env_origins[:] = origin  # spawned on the top platform
+    low = root_height_below_minimum(env, minimum_height=0.15)
+    assert low.tolist() == [False, True]
+    assert float(root[0, 2] - origin[2]) < 0.0  # the old rule, above the origin, ended env 0
+    env.close()

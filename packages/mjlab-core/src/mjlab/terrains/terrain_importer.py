@@ -82,7 +82,7 @@ class TerrainImporter:
         terrain_types: (num_envs,) long grid column of each env; None for a plane.
     """
 
-    _snapshot_exclude = ("generator",)
+    _snapshot_exclude = ("generator", "_heights")
     """The generated map never changes after construction: not part of an env's state."""
 
     def __init__(self, cfg: TerrainImporterCfg, device: str | torch.device = "cpu"):
@@ -96,6 +96,11 @@ class TerrainImporter:
             self.terrain_origins = torch.as_tensor(
                 self.generator.origins, dtype=torch.float32, device=self.device
             )
+        self._heights: torch.Tensor | None = None
+        if self.generator is not None:
+            self._heights = torch.as_tensor(
+                self.generator.heights, dtype=torch.float32, device=self.device
+            )
         self.env_origins = torch.zeros(0, 3, device=self.device)
         self.terrain_levels: torch.Tensor | None = None
         self.terrain_types: torch.Tensor | None = None
@@ -105,6 +110,27 @@ class TerrainImporter:
     def max_terrain_level(self) -> int:
         """Number of difficulty rows (levels are 0 .. max_terrain_level - 1); 1 for a plane."""
         return 1 if self.terrain_origins is None else int(self.terrain_origins.shape[0])
+
+    def height_at(self, pos_xy: torch.Tensor) -> torch.Tensor:
+        """Height of the ground under world points: the nearest height-field vertex (as
+        ``TerrainGenerator.height_at``), 0 on a plane. Batched, no host read.
+
+        Args:
+            pos_xy: (..., 2) world x, y, m, on this importer's device (clipped to the map).
+
+        Returns:
+            (...) float32 ground heights, m. MuJoCo's surface interpolates linearly between
+            vertices, so it can differ from this by up to the height change across half a cell's
+            diagonal (``horizontal_scale``, 0.1 m by default).
+        """
+        if self._heights is None:
+            return torch.zeros(pos_xy.shape[:-1], device=pos_xy.device)
+        assert self.generator is not None
+        hs = self.generator.cfg.horizontal_scale
+        nx, ny = self._heights.shape
+        ix = torch.round((pos_xy[..., 0] - float(self.generator.x[0])) / hs).long().clamp(0, nx - 1)
+        iy = torch.round((pos_xy[..., 1] - float(self.generator.y[0])) / hs).long().clamp(0, ny - 1)
+        return self._heights[ix, iy]
 
     def add_to_spec(self, spec: mujoco.MjSpec) -> None:
         """Add the ground to ``spec``: a plane geom, or one height-field asset and geom.

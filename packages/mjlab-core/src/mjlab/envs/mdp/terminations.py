@@ -63,9 +63,16 @@ def _float32_at_most(x: float) -> float:
 def root_height_below_minimum(
     env: ManagerBasedRlEnv, minimum_height: float, asset_cfg: SceneEntityCfg = _ROBOT
 ) -> torch.Tensor:
-    """Root z below `minimum_height` m above the env origin. Returns: (num_envs,) bool."""
-    z = env.scene[asset_cfg.name].data.root_link_pos_w[:, 2] - env.scene.env_origins[:, 2]
-    return z < minimum_height
+    """Root below `minimum_height` m above the ground under it.
+
+    The ground is the terrain's height at the root's (x, y) (`TerrainImporter.height_at`: on a
+    generated terrain the nearest height-field vertex, so a robot walking down a pyramid off its
+    top platform is not ended for being below where it started; on a plane z = 0), or the env
+    origin's z in a scene without a terrain. Returns: (num_envs,) bool."""
+    pos = env.scene[asset_cfg.name].data.root_link_pos_w
+    terrain = env.scene.terrain
+    ground = env.scene.env_origins[:, 2] if terrain is None else terrain.height_at(pos[:, :2])
+    return pos[:, 2] - ground < minimum_height
 
 
 def illegal_contact(

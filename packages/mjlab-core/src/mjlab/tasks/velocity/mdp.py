@@ -119,13 +119,17 @@ def feet_clearance(
     command_threshold: float = 0.05,
     asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> torch.Tensor:
-    """Sum over feet of |h - target| * |v_xy|, h the foot's height above the ground plane (body
-    origin z minus `foot_height_offset`, m) and v_xy its horizontal speed: a moving foot should
-    move at the target height. Zero when the command is below `command_threshold`.
-    Flat ground only. Returns: (num_envs,) m^2/s."""
+    """Sum over feet of |h - target| * |v_xy|, h the foot's height above the ground under it
+    (body origin z minus the terrain's height there, `TerrainImporter.height_at`, minus
+    `foot_height_offset`, m) and v_xy its horizontal speed: a moving foot should move at the
+    target height. Zero when the command is below `command_threshold`.
+    Returns: (num_envs,) m^2/s."""
     data = env.scene[asset_cfg.name].data
     ids = asset_cfg.body_ids
-    h = data.body_link_pos_w[:, ids, 2] - foot_height_offset
+    pos = data.body_link_pos_w[:, ids]
+    h = pos[..., 2] - foot_height_offset
+    if env.scene.terrain is not None:
+        h = h - env.scene.terrain.height_at(pos[..., :2])
     v = torch.linalg.vector_norm(data.body_link_lin_vel_w[:, ids, :2], dim=2)
     return ((h - target_height).abs() * v).sum(dim=1) * _moving(
         env, command_name, command_threshold
