@@ -1,0 +1,114 @@
+"""`export-onnx TASK --checkpoint-file PATH [--output FILE]`: write one checkpoint's policy as ONNX.
+
+`train` writes policy.onnx beside its checkpoints, each save replacing the last; this writes the
+policy of any model_<it>.pt, e.g. the iteration to ship, with the same deployment metadata (built
+from the task's training env, one env on the CPU). The observation normalizer is inside the graph.
+A tracking task's reference motion is written as motion.npz beside the file, as `train` does.
+"""
+
+import copy
+import dataclasses
+import warnings
+from pathlib import Path
+from typing import Any
+
+
+def _cfg_type() -> Any:
+    """The `ExportCfg` dataclass (built on first use: its field types import mujoco)."""
+    from mjlab.envs import ManagerBasedRlEnvCfg
+    from mjlab.rl.config import RslRlOnPolicyRunnerCfg
+    from mjlab.utils.config import Config
+
+    @dataclasses.dataclass(kw_only=True)
+    class ExportCfg(Config):
+        """Exporting a checkpoint's policy to ONNX."""
+
+        env: ManagerBasedRlEnvCfg
+        """The task's training environment config (the metadata is read from it)."""
+        agent: RslRlOnPolicyRunnerCfg
+        """The task's runner config (network shapes for loading the checkpoint)."""
+        checkpoint_file: Path | None = None
+        """The model_<it>.pt checkpoint to export."""
+        output: Path | None = None
+        """The ONNX file to write (default: model_<it>.onnx beside the checkpoint)."""
+
+    return ExportCfg
+
+
+def output_path(cfg: Any) -> Path:
+    """--output, else the checkpoint's name with the suffix .onnx, beside it."""
+    if cfg.output is not None:
+        return cfg.output
+    return cfg.checkpoint_file.with_suffix(".onnx")
+
+
+def run(task_id: str, cfg: Any) -> Path:
+    """Export; returns the path written.
+
+    Raises:
+        ValueError: no --checkpoint-file, an --output that does not end in .onnx, or a
+            checkpoint that does not fit the task's networks (rsl-rl's message).
+        FileNotFoundError: an unreadable checkpoint.
+        mjlab.export.ExportError: the task computes something the robot runtime cannot
+            reproduce.
+    """
+    from mjlab.deploy.files import require_readable_file
+    from mjlab.envs import ManagerBasedRlEnv
+    from mjlab.rl.checkpoint import verify_checkpoint
+    from mjlab.rl.cli import check_input_files
+    from mjlab.rl.config import to_rsl_rl_train_cfg
+    from mjlab.rl.runner import MjlabOnPolicyRunner
+    from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
+    from mjlab.tasks import load_runner_cls
+
+    if cfg.checkpoint_file is None:
+        raise ValueError("export-onnx needs --checkpoint-file PATH (a model_<it>.pt).")
+    require_readable_file(
+        cfg.checkpoint_file,
+        "--checkpoint-file",
+        "a model_<it>.pt from a run folder, e.g. logs/rsl_rl/<experiment>/<run>/model_<it>.pt",
+    )
+    out = output_path(cfg)
+    if out.suffix != ".onnx":
+        raise ValueError(f"--output must end in .onnx, got '{out}'.")
+    check_input_files(cfg.env)
+    verify_checkpoint(cfg.checkpoint_file)  # a damaged file is refused before the env is built
+    env_cfg = copy.deepcopy(cfg.env)  # the given config stays as it was
+    env_cfg.scene.num_envs = 1
+    env = ManagerBasedRlEnv(env_cfg, device="cpu")
+    try:
+        wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)
+        train_cfg = to_rsl_rl_train_cfg(cfg.agent)
+        train_cfg["task_id"] = task_id
+        train_cfg["upload_model"] = False
+        runner_cls = load_runner_cls(task_id) or MjlabOnPolicyRunner
+        with warnings.catch_warnings():
+            # The runner warns about small PPO minibatches: nothing is updated here.
+            warnings.filterwarnings("ignore", message="PPO minibatches", category=UserWarning)
+            runner = runner_cls(wrapped, train_cfg, None, device="cpu")
+        runner.load(
+            str(cfg.checkpoint_file),
+            load_cfg={"actor": True},
+            strict=True,
+            map_location="cpu",
+            verify=False,  # checked above
+        )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        runner.export_policy_to_onnx(str(out.parent), out.name)
+    finally:
+        env.close()
+    print(f"[mjlab] wrote {out}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`export-onnx TASK [options]`; a mistake is one line on stderr (`--debug`: the traceback)."""
+    from mjlab.rl.cli import parse_task_cli, run_command
+
+    run_command(
+        "export-onnx", lambda args: run(*parse_task_cli("export-onnx", _cfg_type(), args)), argv
+    )
+
+
+if __name__ == "__main__":
+    main()
