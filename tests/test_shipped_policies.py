@@ -12,7 +12,10 @@ import pytest
 
 POLICIES = Path(__file__).resolve().parents[1] / "docs" / "results" / "policies"
 MANIFEST = POLICIES / "policies.json"
-RUN_FIELDS = {"task", "command", "seed", "iterations", "minutes", "env_steps", "hardware"}
+RUN_FIELDS = {
+    "task", "command", "checkpoint", "export", "seed", "iterations", "minutes", "env_steps",
+    "hardware",
+}  # fmt: skip
 
 
 def _manifest() -> dict[str, dict]:
@@ -30,6 +33,11 @@ def test_every_shipped_file_is_in_the_manifest_with_the_run_that_made_it():
         missing = RUN_FIELDS - set(entry)
         assert not missing, f"{name}: the manifest lacks {sorted(missing)}"
         assert entry["command"].startswith("uv run train " + entry["task"]), name
+        # How the file was made from the run's checkpoint, reproducible as written.
+        assert entry["export"] == (
+            f"uv run export-onnx {entry['task']} --checkpoint-file <run>/{entry['checkpoint']}"
+            f" --output docs/results/policies/{name}"
+        ), name
         listed.add(name)
         listed.update(entry.get("extra_files", []))
     assert files == listed, f"not in the manifest: {files - listed}; missing: {listed - files}"
