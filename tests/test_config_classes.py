@@ -42,6 +42,7 @@ refuses every assignment)."""
 
 NESTED = {
     "PlayCfg": lambda: importlib.import_module("mjlab.rl.scripts.play")._cfg_type(),
+    "ExportCfg": lambda: importlib.import_module("mjlab.rl.scripts.export_onnx")._cfg_type(),
     "TrainRlightningCfg": lambda: importlib.import_module(
         "rlightning.engine.mjlab_train"
     )._cfg_types(),

@@ -11,13 +11,9 @@ import pytest
 from mjlab.rl.cli import parse_task_cli
 from mjlab.rl.scripts import export_onnx, train
 
-GO1 = [
-    "Mjlab-Velocity-Flat-Unitree-Go1",
-    "--env.scene.num-envs",
-    "8",
-    "--agent.num-steps-per-env",
-    "8",
-]
+TASK = "Mjlab-Velocity-Flat-Unitree-Go1"
+TRAINED_WITH = ["--env.episode-length-s", "10"]  # an --env option the export must be given too
+GO1 = [TASK, "--env.scene.num-envs", "8", "--agent.num-steps-per-env", "8", *TRAINED_WITH]
 
 
 def _actions(path, obs: np.ndarray) -> np.ndarray:
@@ -39,9 +35,10 @@ def run_dir(tmp_path_factory):
     return run
 
 
+@pytest.mark.slow
 def test_the_last_checkpoint_exports_to_what_train_wrote_beside_it(run_dir, capsys):
     last = max(run_dir.glob("model_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
-    export_onnx.main([GO1[0], "--checkpoint-file", str(last)])
+    export_onnx.main([TASK, "--checkpoint-file", str(last), *TRAINED_WITH])
     out = last.with_suffix(".onnx")
     assert f"wrote {out}" in capsys.readouterr().out
     assert _metadata(out) == _metadata(run_dir / "policy.onnx")
@@ -49,17 +46,31 @@ def test_the_last_checkpoint_exports_to_what_train_wrote_beside_it(run_dir, caps
     np.testing.assert_array_equal(_actions(out, obs), _actions(run_dir / "policy.onnx", obs))
 
 
+@pytest.mark.slow
 def test_an_earlier_checkpoint_gives_its_own_policy(run_dir, tmp_path):
     out = tmp_path / "ship" / "go1.onnx"  # a folder that does not exist yet
-    export_onnx.main(
-        [GO1[0], "--checkpoint-file", str(run_dir / "model_0.pt"), "--output", str(out)]
-    )
+    ckpt = str(run_dir / "model_0.pt")
+    export_onnx.main([TASK, "--checkpoint-file", ckpt, "--output", str(out), *TRAINED_WITH])
     obs = np.random.default_rng(1).normal(size=(5, 48)).astype(np.float32)
     assert not np.array_equal(_actions(out, obs), _actions(run_dir / "policy.onnx", obs))
     # The same deployment metadata; the digest covers the network, so it differs.
     ours, trains = _metadata(out), _metadata(run_dir / "policy.onnx")
     assert ours.pop("mjlab.sha256") != trains.pop("mjlab.sha256")
     assert ours == trains
+
+
+@pytest.mark.slow
+def test_an_env_option_left_out_is_refused_naming_it(run_dir, tmp_path, capsys):
+    out = tmp_path / "p.onnx"
+    with pytest.raises(SystemExit) as stop:
+        export_onnx.main(
+            [TASK, "--checkpoint-file", str(run_dir / "model_0.pt"), "--output", str(out)]
+        )
+    assert stop.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "episode_length_s 10.0 (trained) -> 20.0 (here)" in line
+    assert "--env.episode-length-s 10.0" in line  # the fix
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(
@@ -70,12 +81,23 @@ def test_an_earlier_checkpoint_gives_its_own_policy(run_dir, tmp_path):
         (["--checkpoint-file", "{ckpt}", "--output", "x.pt"], ["--output", ".onnx", "x.pt"]),
     ],
 )
-def test_a_mistake_is_one_line_naming_the_option(run_dir, extra, words, capsys):
-    args = [a.replace("{ckpt}", str(run_dir / "model_0.pt")) for a in extra]
+def test_a_mistake_is_one_line_naming_the_option(tmp_path, extra, words, capsys):
+    ckpt = tmp_path / "model_1.pt"
+    ckpt.write_bytes(b"checked after --output")
+    args = [a.replace("{ckpt}", str(ckpt)) for a in extra]
     with pytest.raises(SystemExit) as stop:
-        export_onnx.main([GO1[0], *args])
+        export_onnx.main([TASK, *args])
     assert stop.value.code == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("export-onnx: error: ")
     for word in words:
         assert word in line
+
+
+def test_help_shows_the_commands_own_options_not_a_runs(capsys):
+    with pytest.raises(SystemExit) as stop:
+        export_onnx.main([TASK, "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert "--checkpoint-file" in out and "--output" in out
+    assert "--agent.resume" not in out and "--agent.max-iterations" not in out

@@ -121,7 +121,8 @@ class TerrainImporter:
         Returns:
             (...) float32 ground heights, m. MuJoCo's surface interpolates linearly between
             vertices, so it can differ from this by up to the height change across half a cell's
-            diagonal (``horizontal_scale``, 0.1 m by default).
+            diagonal (``horizontal_scale``, 0.1 m by default): on a slope a few cm, at a stair
+            edge up to the step's rise (a vertex on the edge counts as the upper step).
         """
         if self._heights is None:
             return torch.zeros(pos_xy.shape[:-1], device=pos_xy.device)

@@ -104,7 +104,12 @@ def task_from_argv(prog: str, argv: list[str]) -> tuple[str, list[str]]:
 
 
 def parse_task_cli(
-    prog: str, cfg_cls: type[T], argv: list[str] | None = None, *, play: bool = False
+    prog: str,
+    cfg_cls: type[T],
+    argv: list[str] | None = None,
+    *,
+    play: bool = False,
+    common_options: tuple[tuple[str, str], ...] | None = None,
 ) -> tuple[str, T]:
     """Parse `prog TASK [--env.<field> VALUE ...] [--agent.<field> VALUE ...] [--<option> ...]`.
 
@@ -114,6 +119,8 @@ def parse_task_cli(
             config) fields plus the command's own options.
         argv: the arguments after `prog` (None: `sys.argv[1:]`).
         play: start from the task's play env config instead of its training one.
+        common_options: (field path, what it does) rows `--help` shows with the task's values;
+            None: `COMMON_OPTIONS` (a run's), () for a command that runs nothing.
 
     Returns:
         (task id, `cfg_cls` instance holding the task's defaults with the overrides applied).
@@ -127,7 +134,7 @@ def parse_task_cli(
     task_id, rest = task_from_argv(prog, list(sys.argv[1:] if argv is None else argv))
     default = cfg_cls(env=load_env_cfg(task_id, play=play), agent=load_rl_cfg(task_id))  # type: ignore[call-arg]
     if ("-h" in rest or "--help" in rest) and "--help-all" not in rest:
-        print(short_help(prog, task_id, default))
+        print(short_help(prog, task_id, default, common_options))
         raise SystemExit(0)
     rest = ["--help" if a == "--help-all" else a for a in rest]
     errors = io.StringIO()
@@ -213,9 +220,12 @@ def _field_docs(cls: type, whole: bool = False) -> dict[str, str]:
     return docs
 
 
-def short_help(prog: str, task_id: str, cfg: Any) -> str:
-    """`PROG TASK --help`: the common options with this task's values, the command's own
-    options, and how to see every field (`--help-all`)."""
+def short_help(
+    prog: str, task_id: str, cfg: Any, common: tuple[tuple[str, str], ...] | None = None
+) -> str:
+    """`PROG TASK --help`: the common options (`common`, default `COMMON_OPTIONS`) with this
+    task's values, the command's own options, and how to see every field (`--help-all`)."""
+    common = COMMON_OPTIONS if common is None else common
 
     def value(path: str) -> Any:
         obj = cfg
@@ -226,8 +236,7 @@ def short_help(prog: str, task_id: str, cfg: Any) -> str:
     def option(path: str) -> str:
         return "--" + path.replace("_", "-")
 
-    rows = [(option(p), f"{what} (now {value(p)!r})") for p, what in COMMON_OPTIONS]
-    rows = [r for r, (p, _) in zip(rows, COMMON_OPTIONS, strict=True) if _has(cfg, p)]
+    rows = [(option(p), f"{what} (now {value(p)!r})") for p, what in common if _has(cfg, p)]
     docs = _field_docs(type(cfg))
     own = [f.name for f in dataclasses.fields(cfg) if f.name not in ("env", "agent")]
     for n in own:
@@ -236,7 +245,7 @@ def short_help(prog: str, task_id: str, cfg: Any) -> str:
             flag = f"--no-{flag[2:]}"
         rows.append((flag, f"{docs.get(n, '')} (now {getattr(cfg, n)!r})"))
     width = max(len(r[0]) for r in rows) + 2
-    lines = [f"usage: {prog} {task_id} [OPTIONS]", "", "common options:"]
+    lines = [f"usage: {prog} {task_id} [OPTIONS]", "", "common options:" if common else "options:"]
     lines += [f"  {name:<{width}}{text}" for name, text in rows]
     lines += [
         "",

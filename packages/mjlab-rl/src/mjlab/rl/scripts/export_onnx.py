@@ -4,6 +4,11 @@
 policy of any model_<it>.pt, e.g. the iteration to ship, with the same deployment metadata (built
 from the task's training env, one env on the CPU). The observation normalizer is inside the graph.
 A tracking task's reference motion is written as motion.npz beside the file, as `train` does.
+
+Give the `--env.*` options the run was trained with: the metadata (action scale, gains, default
+pose, observation layout) is read from the env they build. A checkpoint stores its env config, and
+a field whose value differs from it (other than the number of envs and the seed) is refused,
+naming the field.
 """
 
 import copy
@@ -46,8 +51,10 @@ def run(task_id: str, cfg: Any) -> Path:
     """Export; returns the path written.
 
     Raises:
-        ValueError: no --checkpoint-file, an --output that does not end in .onnx, or a
-            checkpoint that does not fit the task's networks (rsl-rl's message).
+        ValueError: no --checkpoint-file, an --output that does not end in .onnx, an env
+            config that differs from the one the checkpoint was trained with, or
+            (`mjlab.rl.runner.CheckpointMismatchError`) a checkpoint that does not fit the
+            task's networks.
         FileNotFoundError: an unreadable checkpoint.
         mjlab.export.ExportError: the task computes something the robot runtime cannot
             reproduce.
@@ -86,13 +93,14 @@ def run(task_id: str, cfg: Any) -> Path:
             # The runner warns about small PPO minibatches: nothing is updated here.
             warnings.filterwarnings("ignore", message="PPO minibatches", category=UserWarning)
             runner = runner_cls(wrapped, train_cfg, None, device="cpu")
-        runner.load(
+        infos = runner.load(
             str(cfg.checkpoint_file),
             load_cfg={"actor": True},
             strict=True,
             map_location="cpu",
             verify=False,  # checked above
         )
+        _check_trained_config(infos, runner._env_config)
         out.parent.mkdir(parents=True, exist_ok=True)
         runner.export_policy_to_onnx(str(out.parent), out.name)
     finally:
@@ -101,12 +109,37 @@ def run(task_id: str, cfg: Any) -> Path:
     return out
 
 
+_IGNORED = ("scene.num_envs", "seed")
+"""Env config fields that do not reach the exported file."""
+
+
+def _check_trained_config(infos: Any, now: dict[str, str] | None) -> None:
+    """Refuse an env config whose fields differ from the checkpoint's stored one (fields that
+    only one of them has, from another code version, are left alone)."""
+    state = infos.get("env_state") if isinstance(infos, dict) else None
+    saved = state.get("config") if isinstance(state, dict) else None
+    if not isinstance(saved, dict) or now is None:
+        return
+    changed = [k for k in sorted(set(saved) & set(now)) if k not in _IGNORED and saved[k] != now[k]]
+    if changed:
+        shown = "; ".join(f"{k} {saved[k]} (trained) -> {now[k]} (here)" for k in changed[:3])
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        raise ValueError(
+            f"the env config differs from the one the checkpoint was trained with: {shown}{more}. "
+            "Give the run's --env options again (its params/env.yaml has them), e.g. "
+            f"--env.{changed[0].replace('_', '-')} {saved[changed[0]]}."
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     """`export-onnx TASK [options]`; a mistake is one line on stderr (`--debug`: the traceback)."""
     from mjlab.rl.cli import parse_task_cli, run_command
 
     run_command(
-        "export-onnx", lambda args: run(*parse_task_cli("export-onnx", _cfg_type(), args)), argv
+        "export-onnx",
+        # --help shows the command's own options: a run's (envs, iterations, resume) do not apply.
+        lambda args: run(*parse_task_cli("export-onnx", _cfg_type(), args, common_options=())),
+        argv,
     )
 
 
