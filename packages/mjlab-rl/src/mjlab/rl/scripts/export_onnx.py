@@ -33,7 +33,7 @@ def _cfg_type() -> Any:
         agent: RslRlOnPolicyRunnerCfg
         """The task's runner config (network shapes for loading the checkpoint)."""
         checkpoint_file: Path | None = None
-        """The model_<it>.pt checkpoint to export."""
+        """The model_<it>.pt checkpoint to export (required). Give the run's --env options too."""
         output: Path | None = None
         """The ONNX file to write (default: model_<it>.onnx beside the checkpoint)."""
 
