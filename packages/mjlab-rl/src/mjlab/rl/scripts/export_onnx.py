@@ -64,7 +64,7 @@ def run(task_id: str, cfg: Any) -> Path:
     from mjlab.rl.checkpoint import verify_checkpoint
     from mjlab.rl.cli import check_input_files
     from mjlab.rl.config import to_rsl_rl_train_cfg
-    from mjlab.rl.runner import MjlabOnPolicyRunner
+    from mjlab.rl.runner import MjlabOnPolicyRunner, config_fields
     from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
     from mjlab.tasks import load_runner_cls
 
@@ -100,7 +100,7 @@ def run(task_id: str, cfg: Any) -> Path:
             map_location="cpu",
             verify=False,  # checked above
         )
-        _check_trained_config(infos, runner._env_config)
+        _check_trained_config(infos, config_fields(env_cfg))
         out.parent.mkdir(parents=True, exist_ok=True)
         runner.export_policy_to_onnx(str(out.parent), out.name)
     finally:
@@ -113,12 +113,12 @@ _IGNORED = ("scene.num_envs", "seed")
 """Env config fields that do not reach the exported file."""
 
 
-def _check_trained_config(infos: Any, now: dict[str, str] | None) -> None:
+def _check_trained_config(infos: Any, now: dict[str, str]) -> None:
     """Refuse an env config whose fields differ from the checkpoint's stored one (fields that
     only one of them has, from another code version, are left alone)."""
     state = infos.get("env_state") if isinstance(infos, dict) else None
     saved = state.get("config") if isinstance(state, dict) else None
-    if not isinstance(saved, dict) or now is None:
+    if not isinstance(saved, dict):
         return
     changed = [k for k in sorted(set(saved) & set(now)) if k not in _IGNORED and saved[k] != now[k]]
     if changed:
