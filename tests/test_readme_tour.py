@@ -99,7 +99,8 @@ def _chains(commands: list[str]) -> list[list[str]]:
 def resolve_command(command: str, cwd: Path) -> tuple[list[str], str]:
     """A documented `uv run X ...` command as run here, and its kind: X is this environment's
     executable, `<run>` and `model_<N>.pt` become the newest run folder and checkpoint under
-    `cwd`, and SMALL's options for its kind are appended."""
+    `cwd`, a shipped policy (docs/results/policies/...) the repository's file, and SMALL's
+    options for its kind are appended."""
     argv = shlex.split(command)
     assert argv[:2] == ["uv", "run"], command
     argv = argv[2:]
@@ -112,6 +113,8 @@ def resolve_command(command: str, cwd: Path) -> tuple[list[str], str]:
             if re.search(r"model_\d+\.pt$", arg):
                 arg = str(_newest("model_*.pt", run))
             argv[i] = arg
+        elif arg.startswith("docs/results/policies/"):  # a shipped file, from the repository root
+            argv[i] = str(README.parent / arg)
     return [str(BIN / argv[0]), *argv[1:], *SMALL.get(kind, [])], kind
 
 

@@ -12,7 +12,14 @@ from mjlab.rl.cli import parse_task_cli
 from mjlab.rl.scripts import export_onnx, train
 
 TASK = "Mjlab-Velocity-Flat-Unitree-Go1"
-TRAINED_WITH = ["--env.episode-length-s", "10"]  # an --env option the export must be given too
+# --env options the export must be given too; the delay gives the policy's observation a state
+# that must start afresh at each episode (on the robot side as in the env).
+TRAINED_WITH = [
+    "--env.episode-length-s",
+    "10",
+    "--env.observations.actor.terms.joint-pos.delay",
+    "1",
+]
 GO1 = [TASK, "--env.scene.num-envs", "8", "--agent.num-steps-per-env", "8", *TRAINED_WITH]
 
 
@@ -101,3 +108,57 @@ def test_help_shows_the_commands_own_options_not_a_runs(capsys):
     out = capsys.readouterr().out
     assert "--checkpoint-file" in out and "--output" in out
     assert "--agent.resume" not in out and "--agent.max-iterations" not in out
+
+
+@pytest.mark.slow
+def test_a_tracking_policy_is_exported_with_its_motion_beside_it(tmp_path, capsys):
+    from mjlab.deploy import MotionPlayer, OnnxPolicy
+    from mjlab.tasks.tracking.synthetic import g1_synthetic_motion
+
+    task = "Mjlab-Tracking-Flat-Unitree-G1"
+    args = [task, "--env.scene.num-envs", "4", "--agent.num-steps-per-env", "4"]
+    args += ["--agent.max-iterations", "1", "--log-root", str(tmp_path / "logs")]
+    run = train.run(*parse_task_cli("train", train.TrainCfg, args))
+    assert run is not None
+    ckpt = max(run.glob("model_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
+    out = tmp_path / "ship" / "g1_squat.onnx"
+    motion = out.parent / "g1_squat_motion.npz"  # each exported file in a folder keeps its own
+    g1_synthetic_motion("arm_swing").save(motion)  # a stale one from another policy: replaced
+    export_onnx.main([task, "--checkpoint-file", str(ckpt), "--output", str(out)])
+    assert f"its motion: {motion}" in capsys.readouterr().out
+    # The robot side accepts it as the policy's motion (it checks the content hash).
+    MotionPlayer(motion, OnnxPolicy(out).metadata)
+
+
+@pytest.mark.slow
+def test_the_exported_file_plays_as_its_checkpoint(run_dir):
+    from mjlab.rl.scripts import play
+
+    last = max(run_dir.glob("model_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
+
+    # 0.2 s episodes: in 40 steps every env starts 4 new ones, and the runtime must start
+    # each robot's delayed observation afresh with it, as the env does.
+    short = ["--env.scene.num-envs", "4", "--env.episode-length-s", "0.2", "--device", "cpu"]
+
+    def played(policy: list[str]) -> tuple[float, float]:
+        args = [TASK, *policy, "--steps", "40", *short, *TRAINED_WITH[2:]]
+        result = play.run(*parse_task_cli("play", play._cfg_type(), args, play=True))
+        return result["mean_episode_length"], result["mean_reward"]
+
+    from_checkpoint = played(["--checkpoint-file", str(last)])
+    assert from_checkpoint[0] == 10.0  # every episode ran to its time-out
+    # policy.onnx is that checkpoint's export, run torch-free from the env's raw terms.
+    from_onnx = played(["--onnx-file", str(run_dir / "policy.onnx")])
+    assert from_onnx[0] == from_checkpoint[0]
+    assert from_onnx[1] == pytest.approx(from_checkpoint[1], rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_an_onnx_file_that_does_not_fit_the_env_is_refused_naming_the_field(run_dir, capsys):
+    from mjlab.rl.scripts import play
+
+    with pytest.raises(SystemExit) as stop:  # trained with a delay, played without
+        play.main([TASK, "--onnx-file", str(run_dir / "policy.onnx"), "--steps", "2"])
+    assert stop.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "does not fit this env: its observations differ" in line and "--env" in line

@@ -49,3 +49,13 @@ def test_the_video_goes_under_logs_and_shows_a_lit_scene(tmp_path, monkeypatch, 
     assert frames.shape[1:] == (480, 640, 3)
     top = frames[0, :120].astype(float)
     assert top.mean() > 60, "the upper part (sky) is not black"
+
+
+def test_one_policy_at_a_time(tmp_path, capsys):
+    onnx = str(tmp_path / "policy.onnx")  # refused before any file is read
+    for extra in (["--checkpoint-file", str(tmp_path / "model_1.pt")], ["--agent", "zero"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["Mjlab-Velocity-Flat-Unitree-Go1", "--onnx-file", onnx, *extra])
+        assert exit_info.value.code == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert "give one policy" in line

@@ -486,7 +486,8 @@ def _check_inputs(cmd: Inspect | Bench | Sim2sim | Run) -> None:
         require_readable_file(
             motion,
             "--motion",
-            "the .npz motion file the policy was trained on (motion.npz beside its policy.onnx)",
+            "the .npz motion file the policy was trained on (motion.npz beside a policy.onnx, "
+            "<stem>_motion.npz beside a file export-onnx wrote)",
         )
     if isinstance(cmd, Sim2sim) and cmd.video == Path(_BESIDE_POLICY):
         cmd.video = cmd.policy.parent / "videos" / "sim2sim.mp4"

@@ -132,7 +132,7 @@ class MotionPlayer:
                 f"{self.path.name} is not the motion this policy was trained on (content hash "
                 f"{digest[:12]}..., the policy's {spec.content_hash[:12]}..., "
                 f"source '{spec.source}'). Use the motion.npz that train wrote beside "
-                f"policy.onnx{remake}."
+                f"policy.onnx (<stem>_motion.npz beside a file export-onnx wrote){remake}."
             )
         command = next((c for c in metadata.commands if c.name == spec.command_name), None)
         if command is None or command.dim != 2 * len(joint_names):

@@ -467,7 +467,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             )
         out = export_policy(actor, Path(path) / filename, metadata, verbose=verbose)
         if metadata is not None and metadata.motion is not None:
-            _save_motion_beside(env, Path(path))
+            target = Path(path) / motion_file_name(filename)
+            _save_motion_beside(env, target, metadata.motion.content_hash)
         if self.cfg.get("upload_model", True):
             self.logger.save_model(str(out), self.current_learning_iteration)
 
@@ -658,15 +659,26 @@ def _reindex_optimizer_state(
     }
 
 
-def _save_motion_beside(env: Any, folder: Path) -> None:
-    """Write a tracking task's reference motion as `motion.npz` beside policy.onnx (once): the
-    robot side needs the very file the policy was trained on (its content hash is in the
-    metadata), and a "synthetic:<clip>" motion exists only in memory otherwise."""
-    target = folder / "motion.npz"
-    if target.exists():
-        return
+def motion_file_name(onnx_name: str) -> str:
+    """The name of a tracking policy's motion file beside its ONNX file: `motion.npz` beside
+    policy.onnx (what `train` writes), `<stem>_motion.npz` beside any other name, so that
+    several exported files in one folder each keep theirs."""
+    return "motion.npz" if onnx_name == "policy.onnx" else f"{Path(onnx_name).stem}_motion.npz"
+
+
+def _save_motion_beside(env: Any, target: Path, content_hash: str) -> None:
+    """Write a tracking task's reference motion to `target`, unless the file there already
+    holds it (same content hash: `train` saves often): the robot side needs the very file the
+    policy was trained on (its content hash is in the metadata), and a "synthetic:<clip>"
+    motion exists only in memory otherwise. Another motion there is replaced."""
     for term in env.command_manager.terms.values():
         motion = getattr(term, "motion", None)
         if callable(getattr(term, "deployment_motion", None)) and hasattr(motion, "save"):
+            if target.exists():
+                try:
+                    if type(motion).load(target).content_hash() == content_hash:
+                        return
+                except (OSError, ValueError):
+                    pass  # damaged or not a motion: written again below
             motion.save(target)
             return

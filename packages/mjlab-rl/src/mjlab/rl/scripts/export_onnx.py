@@ -3,7 +3,8 @@
 `train` writes policy.onnx beside its checkpoints, each save replacing the last; this writes the
 policy of any model_<it>.pt, e.g. the iteration to ship, with the same deployment metadata (built
 from the task's training env, one env on the CPU). The observation normalizer is inside the graph.
-A tracking task's reference motion is written as motion.npz beside the file, as `train` does.
+A tracking task's reference motion is written beside the file as `<stem>_motion.npz` (as
+`motion.npz` beside a file named policy.onnx, which is what `train` writes).
 
 Give the `--env.*` options the run was trained with: the metadata (action scale, gains, default
 pose, observation layout) is read from the env they build. A checkpoint stores its env config, and
@@ -35,7 +36,8 @@ def _cfg_type() -> Any:
         checkpoint_file: Path | None = None
         """The model_<it>.pt checkpoint to export (required). Give the run's --env options too."""
         output: Path | None = None
-        """The ONNX file to write (default: model_<it>.onnx beside the checkpoint)."""
+        """The ONNX file to write (default: model_<it>.onnx beside the checkpoint). A tracking
+        task's motion goes beside it as <stem>_motion.npz."""
 
     return ExportCfg
 
@@ -64,7 +66,7 @@ def run(task_id: str, cfg: Any) -> Path:
     from mjlab.rl.checkpoint import verify_checkpoint
     from mjlab.rl.cli import check_input_files
     from mjlab.rl.config import to_rsl_rl_train_cfg
-    from mjlab.rl.runner import MjlabOnPolicyRunner, config_fields
+    from mjlab.rl.runner import MjlabOnPolicyRunner, config_fields, motion_file_name
     from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
     from mjlab.tasks import load_runner_cls
 
@@ -103,9 +105,15 @@ def run(task_id: str, cfg: Any) -> Path:
         _check_trained_config(infos, config_fields(env_cfg))
         out.parent.mkdir(parents=True, exist_ok=True)
         runner.export_policy_to_onnx(str(out.parent), out.name)
+        tracking = any(
+            callable(getattr(term, "deployment_motion", None))
+            for term in env.command_manager.terms.values()
+        )
     finally:
         env.close()
     print(f"[mjlab] wrote {out}")
+    if tracking:
+        print(f"[mjlab] its motion: {out.parent / motion_file_name(out.name)}")
     return out
 
 

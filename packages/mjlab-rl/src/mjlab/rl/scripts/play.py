@@ -1,5 +1,7 @@
-"""`play TASK --checkpoint-file PATH | --agent zero|random [--video] [--viewer web|native]`: run a
-policy in the play variant of a task and report episode statistics; with --video, render env 0 to
+"""`play TASK --checkpoint-file PATH | --onnx-file FILE | --agent zero|random [--video]
+[--viewer web|native]`: run a policy in the play variant of a task and report episode statistics;
+an exported ONNX file (e.g. one shipped in docs/results/policies) is run torch-free by the robot-side
+runtime (`mjlab.deploy.OnnxPolicy`) on the env's raw observation terms; with --video, render env 0 to
 an mp4, headless with nothing set (MuJoCo's EGL backend, else OSMesa, chosen before mujoco is
 imported: `mjlab.deploy.headless.choose_gl_backend`); with --viewer web, watch it live in a
 browser (`mjlab.viewer.WebViewer`, 127.0.0.1:8080 by default)."""
@@ -28,6 +30,12 @@ def _cfg_type() -> Any:
         """The task's runner config (network shapes for loading the checkpoint)."""
         checkpoint_file: Path | None = None
         """A model_<it>.pt checkpoint to play."""
+        onnx_file: Path | None = None
+        """An exported policy (.onnx from train or export-onnx) to play instead of a
+        checkpoint: the robot-side runtime (`mjlab.deploy.OnnxPolicy`) builds the observation
+        from the env's raw terms as on a robot; its actions go through the env's action term.
+        Refused unless its metadata (joints, gains, action scale, observation layout, timing,
+        motion) is what this env's would be: give the --env options it was trained with."""
         policy: Literal["trained", "zero", "random"] = "trained"
         """"zero" or "random" actions instead of a checkpoint (alias: --agent zero|random)."""
         steps: int | None = None
@@ -39,7 +47,7 @@ def _cfg_type() -> Any:
         """Render env 0 to an mp4."""
         video_file: Path | None = None
         """Where to write the video (default: videos/play.mp4 beside the checkpoint; without
-        one: logs/videos/play_<task>_<policy>.mp4)."""
+        one: logs/videos/play_<task>_<policy or ONNX file stem>.mp4)."""
         viewer: Literal["none", "web", "native"] = "none"
         """Watch live: "web" (a page in any browser) or "native" (MuJoCo's window).
         "web" serves the scene with viser and prints the address; on a remote machine forward
@@ -67,9 +75,21 @@ def check_inputs(cfg: Any) -> None:
     from mjlab.rl.cli import check_input_files
 
     check_input_files(cfg.env)
-    if cfg.policy == "trained":
+    if cfg.onnx_file is not None:
+        if cfg.checkpoint_file is not None or cfg.policy != "trained":
+            raise ValueError(
+                "give one policy: --onnx-file, --checkpoint-file or --agent zero|random."
+            )
+        require_readable_file(
+            cfg.onnx_file,
+            "--onnx-file",
+            "an exported policy, e.g. a run's policy.onnx or docs/results/policies/<name>.onnx",
+        )
+    elif cfg.policy == "trained":
         if cfg.checkpoint_file is None:
-            raise ValueError("play needs --checkpoint-file PATH (or --agent zero|random).")
+            raise ValueError(
+                "play needs --checkpoint-file PATH or --onnx-file FILE (or --agent zero|random)."
+            )
         require_readable_file(
             cfg.checkpoint_file,
             "--checkpoint-file",
@@ -98,10 +118,12 @@ def step_limit(cfg: Any, step_dt: float, viewer: bool) -> int | None:
 
 
 def video_path(cfg: Any, task_id: str) -> Path:
-    """--video-file, else videos/play.mp4 in the checkpoint's run folder, else (zero or random
-    actions: no run folder) logs/videos/play_<task>_<policy>.mp4."""
+    """--video-file, else videos/play.mp4 in the checkpoint's run folder, else (an ONNX file,
+    zero or random actions: no run folder) logs/videos/play_<task>_<file stem or policy>.mp4."""
     if cfg.video_file is not None:
         return cfg.video_file
+    if cfg.onnx_file is not None:
+        return Path("logs") / "videos" / f"play_{task_id}_{cfg.onnx_file.stem}.mp4"
     if cfg.checkpoint_file is not None and cfg.policy == "trained":
         return cfg.checkpoint_file.parent / "videos" / "play.mp4"
     return Path("logs") / "videos" / f"play_{task_id}_{cfg.policy}.mp4"
@@ -118,14 +140,23 @@ def run(task_id: str, cfg: Any) -> dict:
     from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
 
     check_inputs(cfg)
-    if cfg.policy == "trained" and cfg.checkpoint_file is not None:
+    onnx = load_onnx_policy(cfg.onnx_file, task_id) if cfg.onnx_file is not None else None
+    if onnx is None and cfg.policy == "trained" and cfg.checkpoint_file is not None:
         from mjlab.rl.checkpoint import verify_checkpoint
 
         verify_checkpoint(cfg.checkpoint_file)  # a damaged file is refused before the env is built
     device = choose_device(cfg.device)
     env = ManagerBasedRlEnv(cfg.env, device=device, render_mode="rgb_array" if cfg.video else None)
+    if onnx is not None:
+        try:
+            check_onnx_fits_env(onnx, env, task_id)
+        except ValueError:
+            env.close()
+            raise
     wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)
-    if cfg.policy == "trained":
+    if onnx is not None:
+        policy = onnx_actor(onnx, env)
+    elif cfg.policy == "trained":
         train_cfg = to_rsl_rl_train_cfg(cfg.agent)
         train_cfg["verbose"] = cfg.verbose
         with warnings.catch_warnings():
@@ -165,7 +196,7 @@ def run(task_id: str, cfg: Any) -> dict:
                     if not watch.viewer.running:
                         break
                     watch.viewer.wait()
-                    obs = _apply_viewer_inputs(watch, env, wrapped, obs, ep_return, ep_length)
+                    obs = _apply_viewer_inputs(watch, env, wrapped, obs, ep_return, ep_length, onnx)
                 obs, rew, dones, _ = wrapped.step(policy(obs))
                 step += 1
                 ep_return += rew
@@ -176,6 +207,8 @@ def run(task_id: str, cfg: Any) -> dict:
                     returns += ep_return[done].tolist()
                     ep_return[done] = 0
                     ep_length[done] = 0
+                    if onnx is not None:  # those robots start a new episode
+                        onnx.reset(done.cpu().numpy())
                 if cfg.video:
                     frames.append(env.render())
                 if viewer is not None:
@@ -206,6 +239,81 @@ def run(task_id: str, cfg: Any) -> dict:
         f"[mjlab] mean episode length {result['mean_episode_length']:.1f} steps, mean return {result['mean_reward']:.3f}"
     )
     return result
+
+
+def load_onnx_policy(path: Path, task_id: str) -> Any:
+    """The exported file as a batched `mjlab.deploy.OnnxPolicy` (its digest checked on load).
+
+    Raises:
+        ValueError: a damaged file, one without mjlab's deployment metadata, one exported from
+            another task (naming it), or a camera policy (play it from its checkpoint).
+    """
+    from mjlab.deploy import OnnxPolicy
+
+    policy = OnnxPolicy(path, allow_missing_metadata=True)  # refused below, in CLI words
+    meta = policy.metadata
+    if meta is None:
+        raise ValueError(
+            f"--onnx-file {path} carries no mjlab deployment metadata; play runs files written "
+            "by train or export-onnx."
+        )
+    if meta.task_id != task_id:
+        raise ValueError(
+            f"--onnx-file {path} was exported from {meta.task_id or 'an unnamed task'}, not "
+            f"{task_id}: play {meta.task_id or '<its task>'} --onnx-file {path}"
+        )
+    if policy.image_inputs:
+        raise ValueError(
+            f"--onnx-file {path} reads camera images; play it from its checkpoint "
+            "(--checkpoint-file)."
+        )
+    return policy
+
+
+FITTED_METADATA = (
+    "joint_names", "default_joint_pos", "action_scale", "action_offset", "action_clip",
+    "action_type", "stiffness", "damping", "effort_limit", "armature", "step_dt", "decimation",
+    "observations", "motion",
+)  # fmt: skip
+"""Metadata fields in which an exported file must agree with the env that plays it (the
+command ranges, training-only settings and package versions may differ)."""
+
+
+def check_onnx_fits_env(policy: Any, env: Any, task_id: str) -> None:
+    """Refuse a file exported from another version of the env: one whose `FITTED_METADATA`
+    differs from what `mjlab.export.metadata_from_env` says of `env` (compared as the file's
+    JSON).
+
+    Raises:
+        ValueError: naming the first field that differs and the fix.
+    """
+    import json
+
+    from mjlab.export import metadata_from_env
+
+    here = json.loads(metadata_from_env(env, task_id=task_id).to_json())
+    file = json.loads(policy.metadata.to_json())
+    for name in FITTED_METADATA:
+        if file.get(name) != here.get(name):
+            raise ValueError(
+                f"--onnx-file {policy.path} does not fit this env: its {name} differs from the "
+                "env's; give the --env options it was trained with (its run's params/env.yaml), "
+                "or export it again with export-onnx."
+            )
+
+
+def onnx_actor(policy: Any, env: Any) -> Any:
+    """policy(obs) for the play loop: the file's actions, (num_envs, num_actions) on the env's
+    device, computed from the env's raw actor terms by `policy.build_observation` (clip, scale,
+    delay and history as in training) rather than from the env's finished observation."""
+    import torch
+
+    def act(_obs: Any) -> torch.Tensor:
+        raw = env.observation_manager.raw_terms("actor")
+        obs = policy.build_observation({k: v.cpu().numpy() for k, v in raw.items()})
+        return torch.from_numpy(policy(obs)).to(env.device)
+
+    return act
 
 
 def _command_sliders(env: Any) -> tuple[Any, list] | None:
@@ -266,7 +374,7 @@ def _open_viewer(cfg: Any, env: Any, task_id: str) -> _Watch:
     return _Watch(viewer, commands[0] if commands else None)
 
 
-def _apply_viewer_inputs(watch: _Watch, env, wrapped, obs, ep_return, ep_length):
+def _apply_viewer_inputs(watch: _Watch, env, wrapped, obs, ep_return, ep_length, onnx=None):
     """Before a step: the reset button resets the watched env; the command sliders (while "set
     command" is on) hold that env's command. Returns the observations to act on."""
     import torch
@@ -277,6 +385,8 @@ def _apply_viewer_inputs(watch: _Watch, env, wrapped, obs, ep_return, ep_length)
         env.reset(env_ids=torch.tensor([index], device=env.device))
         ep_return[index] = 0
         ep_length[index] = 0
+        if onnx is not None:
+            onnx.reset([index])
         obs = wrapped.get_observations()
     if watch.term is not None:
         value = viewer.command
