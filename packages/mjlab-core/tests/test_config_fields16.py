@@ -227,6 +227,10 @@ def test_spec_editor_names_the_field_and_the_entity_when_a_name_is_missing():
         (lambda: GeomCfg(geom_names_expr=(".*",), group=6), r"GeomCfg.group must be in \[0, 6\)"),
         (lambda: GeomCfg(geom_names_expr=(".*",), condim={"a": 2}), r"GeomCfg.condim .*'a'"),
         (
+            lambda: GeomCfg(geom_names_expr=(".*",), group={"arm[": 3}),
+            r"GeomCfg.group: 'arm\[' is not a valid regular expression",
+        ),
+        (
             lambda: EntityCfg(spec_fn=_prop_spec, lights=LightCfg()),
             r"EntityCfg.lights must be a tuple of LightCfg",
         ),

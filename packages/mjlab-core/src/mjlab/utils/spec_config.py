@@ -104,6 +104,19 @@ def _check_patterns(cls: str, name: str, value: object) -> None:
         )
 
 
+def _check_dict_patterns(cls: str, name: str, value: object) -> None:
+    """The keys of a {regex: value} field are valid regular expressions."""
+    if not isinstance(value, Mapping):
+        return
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except (re.error, TypeError) as err:
+            raise ValueError(
+                f"{cls}.{name}: {pattern!r} is not a valid regular expression ({err})."
+            ) from None
+
+
 def _per_name(values: object, names: Sequence[str]) -> list[object]:
     """One value (or None: leave as is) per name, from a scalar or a {regex: value} dict in
     which later patterns win and names no pattern matches get None."""
@@ -449,6 +462,7 @@ class MeshCfg(Config):
     def validate(self) -> None:
         """Raise ValueError naming the field when a value is invalid."""
         _check_patterns("MeshCfg", "mesh_names_expr", self.mesh_names_expr)
+        _check_dict_patterns("MeshCfg", "maxhullvert", self.maxhullvert)
         values = (
             self.maxhullvert.items()
             if isinstance(self.maxhullvert, Mapping)
@@ -530,6 +544,7 @@ class GeomCfg(Config):
         _check_patterns("GeomCfg", "geom_names_expr", self.geom_names_expr)
         for name in (*_GEOM_INT_ATTRS, *_GEOM_FLOAT_ATTRS, *_GEOM_ARRAY_ATTRS):
             field_value = getattr(self, name)
+            _check_dict_patterns("GeomCfg", name, field_value)
             items = (
                 field_value.items() if isinstance(field_value, Mapping) else [(None, field_value)]
             )
