@@ -10,15 +10,29 @@ from mjlab.entity.entity_cfg import (
     InitialStateCfg,
     load_mjcf,
 )
+from mjlab.utils.spec_config import (
+    CameraCfg,
+    GeomCfg,
+    LightCfg,
+    MaterialCfg,
+    MeshCfg,
+    TextureCfg,
+)
 
 __all__ = [
     "TERRAIN",
+    "CameraCfg",
     "CollisionCfg",
     "ContactPairCfg",
     "Entity",
     "EntityArticulationInfoCfg",
     "EntityCfg",
     "EntityData",
+    "GeomCfg",
     "InitialStateCfg",
+    "LightCfg",
+    "MaterialCfg",
+    "MeshCfg",
+    "TextureCfg",
     "load_mjcf",
 ]

@@ -11,6 +11,7 @@ import torch
 from mjlab.entity.entity_cfg import TERRAIN, EntityCfg
 from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import heading_from_quat, projected_gravity, quat_apply, quat_apply_inverse
+from mjlab.utils.spec_config import SPEC_EDITOR_FIELDS
 from mjlab.utils.string import resolve_matching_names, resolve_matching_values
 
 _FREE = mujoco.mjtJoint.mjJNT_FREE
@@ -47,6 +48,7 @@ class Entity:
         arguments with the entity's own (unprefixed) geom name in "geomname1"; the scene adds
         them once it knows its terrain geom."""
         self._remove_ground()
+        self._apply_spec_editors()
         self._edit_collisions()
         self._add_contact_pairs()
         self._edit_actuators()
@@ -104,6 +106,14 @@ class Entity:
         for tex in list(spec.textures):
             if tex.type == mujoco.mjtTexture.mjTEXTURE_SKYBOX or tex.name in textures:
                 spec.delete(tex)
+
+    def _apply_spec_editors(self) -> None:
+        """`cfg.lights`, `cameras`, `textures`, `materials`, `meshes`, `geoms`, in that order
+        (a material may name a texture added just before)."""
+        owner = f"Entity '{self.name}'"
+        for field_name in SPEC_EDITOR_FIELDS:
+            for editor in getattr(self.cfg, field_name):
+                editor.edit_spec(self.spec, owner)
 
     def _set_terrain_pair(self, geom: str, name: str, params: dict) -> None:
         """One terrain pair per geom: a later setting replaces an earlier one's parameters."""

@@ -11,6 +11,15 @@ import mujoco
 
 from mjlab.actuator import ActuatorCfg
 from mjlab.utils.config import Config
+from mjlab.utils.spec_config import (
+    SPEC_EDITOR_FIELDS,
+    CameraCfg,
+    GeomCfg,
+    LightCfg,
+    MaterialCfg,
+    MeshCfg,
+    TextureCfg,
+)
 
 
 @dataclass(kw_only=True)
@@ -154,6 +163,23 @@ class EntityCfg(Config):
     """Default state on reset."""
     articulation: EntityArticulationInfoCfg | None = None
     """Actuation; None keeps the MJCF's actuators."""
+    lights: tuple[LightCfg, ...] = ()
+    """Lights added to the entity's bodies or worldbody, in order."""
+    cameras: tuple[CameraCfg, ...] = ()
+    """Cameras added to the entity's bodies or worldbody, in order (named "<entity>/<name>"
+    in the compiled model)."""
+    textures: tuple[TextureCfg, ...] = ()
+    """Procedural textures added to the entity's assets (before the materials, which may
+    name them)."""
+    materials: tuple[MaterialCfg, ...] = ()
+    """Materials added to the entity's assets, each optionally given to matching geoms."""
+    meshes: tuple[MeshCfg, ...] = ()
+    """Edits of the entity's mesh assets (e.g. the collision hull's `maxhullvert`)."""
+    geoms: tuple[GeomCfg, ...] = ()
+    """Edits of the entity's geoms (visual group, contact attributes), applied before
+    `collisions`. The spec editors (lights, cameras, textures, materials, meshes, geoms, in
+    that order) run after `ground_geoms` is removed and before `collisions`, `contact_pairs`
+    and the actuators; names in them are the MJCF's own, without the scene prefix."""
     collisions: tuple[CollisionCfg, ...] = ()
     """Contact property edits, applied in order."""
     contact_pairs: tuple[ContactPairCfg, ...] = ()
@@ -182,6 +208,17 @@ class EntityCfg(Config):
     def __post_init__(self) -> None:
         if not callable(self.spec_fn):
             raise ValueError("EntityCfg.spec_fn must be a callable returning a mujoco.MjSpec.")
+        for name, kind in zip(
+            SPEC_EDITOR_FIELDS,
+            (LightCfg, CameraCfg, TextureCfg, MaterialCfg, MeshCfg, GeomCfg),
+            strict=True,
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, (tuple, list)) or not all(isinstance(v, kind) for v in value):
+                raise ValueError(
+                    f"EntityCfg.{name} must be a tuple of {kind.__name__}, got {value!r}; "
+                    f"write ({kind.__name__}(...),)."
+                )
         if isinstance(self.contact_pairs, ContactPairCfg):
             raise ValueError(
                 "EntityCfg.contact_pairs must be a tuple of ContactPairCfg; write "

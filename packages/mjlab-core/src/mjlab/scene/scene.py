@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +32,18 @@ class SceneCfg(Config):
     """Entities by name; each is attached under the prefix "<name>/"."""
     sensors: tuple[SensorCfg, ...] = ()
     """Scene sensors."""
+    extent: float | None = None
+    """The model's spatial extent, m (MJCF `<statistic extent>`, `mj_model.stat.extent`):
+    the scale MuJoCo's viewers and renderers use for the free camera's distance, clipping
+    planes and the size of drawn forces and frames. None keeps the value MuJoCo computes
+    from the geometry at compile time; a value replaces it (rendering only: the physics does
+    not read it)."""
+    spec_fn: Callable[[mujoco.MjSpec], None] | None = None
+    """Called with the scene's MjSpec once the terrain, the entities (names prefixed
+    "<entity>/") and the sensors are in it and `extent` is set, before it is compiled: a
+    last edit of the whole scene (a light, a camera between two robots, an option). It edits
+    the spec in place; its return value is ignored. Removing or renaming what entities or
+    sensors refer to makes the scene fail at `initialize`. None: no edit."""
 
     def __post_init__(self) -> None:
         self.validate()
@@ -43,6 +57,21 @@ class SceneCfg(Config):
             or self.num_envs < 1
         ):
             raise ValueError(f"SceneCfg.num_envs must be an integer >= 1, got {self.num_envs!r}.")
+        if self.extent is not None and (
+            isinstance(self.extent, bool)
+            or not isinstance(self.extent, (int, float))
+            or not math.isfinite(self.extent)
+            or self.extent <= 0
+        ):
+            raise ValueError(
+                f"SceneCfg.extent must be a finite number > 0 (m) or None (computed by MuJoCo), "
+                f"got {self.extent!r}."
+            )
+        if self.spec_fn is not None and not callable(self.spec_fn):
+            raise ValueError(
+                f"SceneCfg.spec_fn must be a callable taking the scene's mujoco.MjSpec, or "
+                f"None, got {self.spec_fn!r}."
+            )
         names = [s.name for s in self.sensors]
         clash = (set(names) & set(self.entities)) | {n for n in names if names.count(n) > 1}
         if clash:
@@ -106,6 +135,10 @@ class Scene:
             sensor = s_cfg.build()
             sensor.edit_spec(self.spec, self.entities)
             self.sensors[s_cfg.name] = sensor
+        if cfg.extent is not None:
+            self.spec.stat.extent = float(cfg.extent)
+        if cfg.spec_fn is not None:
+            cfg.spec_fn(self.spec)
 
     def _add_terrain_pairs(self, name: str, entity: Entity) -> None:
         """Give the entity's terrain contact pairs (`Entity.terrain_pairs`) this scene's ground."""

@@ -20,6 +20,7 @@ is `SimData`'s docstring; `tests/test_backend_parity.py` checks it):
 from __future__ import annotations
 
 import copy
+import warnings
 
 import mujoco
 import numpy as np
@@ -77,6 +78,30 @@ def _quiet_warp() -> None:
         wp.config.quiet = True
 
 
+def _set_warp_options(mjw, opt, cfg: SimulationCfg) -> None:
+    """Write the MuJoCo Warp-only options of `cfg` that are set (not None) into the device
+    model's `opt`, before anything is compiled or captured."""
+    if cfg.broadphase is not None:
+        opt.broadphase = mjw.BroadphaseType[cfg.broadphase.upper()]
+    if cfg.broadphase_filter is not None:
+        flags = mjw.BroadphaseFilter(0)
+        for name in cfg.broadphase_filter:
+            flags |= mjw.BroadphaseFilter[name.upper()]
+        opt.broadphase_filter = flags
+    if cfg.contact_sensor_maxmatch is not None:
+        opt.contact_sensor_maxmatch = int(cfg.contact_sensor_maxmatch)
+    if cfg.ls_parallel is not None:
+        try:
+            opt.ls_parallel = cfg.ls_parallel
+        except AttributeError:  # removed in MuJoCo Warp 3.9.1
+            warnings.warn(
+                f"SimulationCfg.ls_parallel={cfg.ls_parallel} has no effect: MuJoCo Warp "
+                f"{getattr(mjw, '__version__', '?')} has no ls_parallel option (removed in "
+                "3.9.1). Leave it None.",
+                stacklevel=4,
+            )
+
+
 @wp.kernel
 def _restore_columns(
     saved: wp.array2d(dtype=float), cols: wp.array(dtype=int), out: wp.array2d(dtype=float)
@@ -115,6 +140,7 @@ class WarpBackend:
             self.m = mjw.put_model(model)
             if cfg.deterministic:
                 self.m.opt.deterministic = True  # DeterminismType.ALL
+            _set_warp_options(mjw, self.m.opt, cfg)
             self.d = mjw.put_data(
                 model, data, nworld=num_envs, nconmax=cfg.nconmax, njmax=cfg.njmax
             )

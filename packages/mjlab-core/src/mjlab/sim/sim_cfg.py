@@ -7,7 +7,8 @@ from typing import Literal
 
 import mujoco
 
-from mjlab.utils.config import Config
+from mjlab.utils.config import Config, check_int
+from mjlab.utils.nan_guard import NanGuardCfg
 
 _INTEGRATORS = {
     "euler": mujoco.mjtIntegrator.mjINT_EULER,
@@ -16,6 +17,11 @@ _INTEGRATORS = {
     "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
 }
 _CONES = {"pyramidal": mujoco.mjtCone.mjCONE_PYRAMIDAL, "elliptic": mujoco.mjtCone.mjCONE_ELLIPTIC}
+_JACOBIANS = {
+    "auto": mujoco.mjtJacobian.mjJAC_AUTO,
+    "dense": mujoco.mjtJacobian.mjJAC_DENSE,
+    "sparse": mujoco.mjtJacobian.mjJAC_SPARSE,
+}
 _SOLVERS = {
     "pgs": mujoco.mjtSolver.mjSOL_PGS,
     "cg": mujoco.mjtSolver.mjSOL_CG,
@@ -49,6 +55,10 @@ class MujocoCfg(Config):
     """Numerical integrator. implicitfast is stable with PD actuators at large timesteps."""
     cone: Literal["pyramidal", "elliptic"] = "pyramidal"
     """Friction cone approximation."""
+    jacobian: Literal["auto", "dense", "sparse"] = "auto"
+    """Constraint Jacobian and inertia matrix layout: "dense", "sparse", or "auto" (MuJoCo's
+    default: sparse when the model has 60 or more degrees of freedom, dense below). A layout
+    changes the cost and the floating-point rounding of a step, not the model."""
     solver: Literal["pgs", "cg", "newton"] = "newton"
     """Constraint solver."""
     iterations: int = 10
@@ -59,6 +69,9 @@ class MujocoCfg(Config):
     """Solver early-termination tolerance."""
     ls_tolerance: float = 0.01
     """Line-search tolerance."""
+    ccd_iterations: int = 35
+    """Maximum iterations of the convex collision detection (GJK/EPA of mesh, cylinder, box
+    pairs handled by the general convex collider), >= 1; MuJoCo's default is 35."""
     impratio: float = 1.0
     """Ratio of frictional to normal constraint impedance (elliptic cones)."""
     gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)
@@ -84,8 +97,13 @@ class MujocoCfg(Config):
             value = getattr(self, name)
             if value not in table:
                 raise ValueError(f"MujocoCfg.{name}='{value}' is not one of {sorted(table)}.")
+        if self.jacobian not in _JACOBIANS:
+            raise ValueError(
+                f"MujocoCfg.jacobian='{self.jacobian}' is not one of {sorted(_JACOBIANS)}."
+            )
         if self.iterations < 1 or self.ls_iterations < 1:
             raise ValueError("MujocoCfg.iterations and ls_iterations must be >= 1.")
+        check_int(self.ccd_iterations, "MujocoCfg.ccd_iterations", 1, "maximum CCD iterations")
         if len(self.gravity) != 3:
             raise ValueError(f"MujocoCfg.gravity must have 3 components, got {self.gravity}.")
         # Fail now, not at compile time, on a misspelled flag.
@@ -98,11 +116,13 @@ class MujocoCfg(Config):
         opt.timestep = self.timestep
         opt.integrator = _INTEGRATORS[self.integrator]
         opt.cone = _CONES[self.cone]
+        opt.jacobian = _JACOBIANS[self.jacobian]
         opt.solver = _SOLVERS[self.solver]
         opt.iterations = self.iterations
         opt.ls_iterations = self.ls_iterations
         opt.tolerance = self.tolerance
         opt.ls_tolerance = self.ls_tolerance
+        opt.ccd_iterations = self.ccd_iterations
         opt.impratio = self.impratio
         opt.gravity[:] = self.gravity
         opt.disableflags = _flag_bits(
@@ -111,6 +131,13 @@ class MujocoCfg(Config):
         opt.enableflags = _flag_bits(
             self.enableflags, mujoco.mjtEnableBit, "mjENBL_", "enableflags"
         )
+
+
+BROADPHASE_TYPES = ("nxn", "sap_tile", "sap_segmented")
+"""`SimulationCfg.broadphase` values: MuJoCo Warp's `BroadphaseType` members, lower case."""
+BROADPHASE_FILTERS = ("plane", "sphere", "aabb", "obb")
+"""`SimulationCfg.broadphase_filter` names: MuJoCo Warp's `BroadphaseFilter` flags, lower
+case."""
 
 
 @dataclass(kw_only=True)
@@ -128,6 +155,27 @@ class SimulationCfg(Config):
     """Warp: contacts allocated per world (None: MuJoCo Warp's default)."""
     njmax: int | None = None
     """Warp: constraint rows allocated per world (None: MuJoCo Warp's default)."""
+    contact_sensor_maxmatch: int | None = None
+    """Warp: most contacts a contact sensor considers per world when it matches contacts to
+    its criteria; contacts beyond it are ignored (MuJoCo Warp warns of the overflow). None:
+    MuJoCo Warp's value (the model's `<numeric name="contact_sensor_maxmatch">`, else 64).
+    C MuJoCo has no such limit: no effect there."""
+    broadphase: Literal["nxn", "sap_tile", "sap_segmented"] | None = None
+    """Warp: broadphase collision algorithm: "nxn" (every candidate geom pair), "sap_tile" or
+    "sap_segmented" (sweep and prune with a tile or a segmented sort). None: MuJoCo Warp's
+    choice by the number of candidate pairs (nxn below 250 000). C MuJoCo has its own
+    broadphase (sweep and prune): no effect there."""
+    broadphase_filter: tuple[Literal["plane", "sphere", "aabb", "obb"], ...] | None = None
+    """Warp: bounding-volume tests a candidate geom pair must pass before the narrowphase:
+    "plane" (bounding sphere against a plane), "sphere" (bounding spheres), "aabb"
+    (axis-aligned boxes), "obb" (oriented boxes); () runs none. None: MuJoCo Warp's default
+    ("plane", "sphere", "obb"). Filters only cull pairs that cannot touch, so contacts are
+    the same; the cost differs. C MuJoCo: no effect (its midphase is fixed)."""
+    ls_parallel: bool | None = None
+    """Warp: MuJoCo Warp's parallel line search. MuJoCo Warp removed the option in 3.9.1
+    (its line search chooses its own scheme), so with the MuJoCo Warp installed here a
+    value other than None has no effect and building a warp simulation warns so. C MuJoCo:
+    no effect. None: nothing asked."""
     use_cuda_graph: bool = True
     """Warp on CUDA: capture step/forward in CUDA graphs and replay them."""
     deterministic: bool = False
@@ -138,6 +186,10 @@ class SimulationCfg(Config):
     check_divergence: bool = True
     """After each step, flag worlds whose state is non-finite or that MuJoCo reset for
     instability (BADQPOS/BADQVEL/BADQACC warnings)."""
+    nan_guard: NanGuardCfg = field(default_factory=NanGuardCfg)
+    """Debugging aid, off by default: keep the last states and write them to disk for the
+    first worlds that diverge (the divergence `check_divergence` flags), see
+    `mjlab.utils.nan_guard`. Enabled, it costs a copy of the state and a host sync per step."""
 
     def __post_init__(self) -> None:
         self.validate()
@@ -157,3 +209,37 @@ class SimulationCfg(Config):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"SimulationCfg.{name} must be >= 1 or None, got {value}.")
+        if self.contact_sensor_maxmatch is not None:
+            check_int(
+                self.contact_sensor_maxmatch,
+                "SimulationCfg.contact_sensor_maxmatch",
+                1,
+                "or None for MuJoCo Warp's default",
+            )
+        if self.broadphase is not None and self.broadphase not in BROADPHASE_TYPES:
+            raise ValueError(
+                f"SimulationCfg.broadphase='{self.broadphase}' is not one of "
+                f"{list(BROADPHASE_TYPES)} or None (MuJoCo Warp's choice)."
+            )
+        if self.broadphase_filter is not None:
+            if isinstance(self.broadphase_filter, str) or not isinstance(
+                self.broadphase_filter, (tuple, list)
+            ):
+                raise ValueError(
+                    f"SimulationCfg.broadphase_filter must be a tuple of names from "
+                    f"{list(BROADPHASE_FILTERS)} or None, got {self.broadphase_filter!r}."
+                )
+            unknown = [f for f in self.broadphase_filter if f not in BROADPHASE_FILTERS]
+            if unknown:
+                raise ValueError(
+                    f"SimulationCfg.broadphase_filter: unknown filter(s) {unknown}. Valid "
+                    f"filters: {list(BROADPHASE_FILTERS)}."
+                )
+        if self.ls_parallel is not None and not isinstance(self.ls_parallel, bool):
+            raise ValueError(
+                f"SimulationCfg.ls_parallel must be True, False or None, got {self.ls_parallel!r}."
+            )
+        if not isinstance(self.nan_guard, NanGuardCfg):
+            raise ValueError(
+                f"SimulationCfg.nan_guard must be a NanGuardCfg, got {self.nan_guard!r}."
+            )

@@ -10,6 +10,7 @@ import torch
 
 from mjlab.sim.sim_cfg import SimulationCfg
 from mjlab.utils.env_ids import resolve_env_ids
+from mjlab.utils.nan_guard import NanGuard
 
 # Fields whose views are reshaped to the natural (num_envs, n, 3, 3) matrix layout.
 _MATRIX_FIELDS = {"xmat", "ximat", "geom_xmat", "site_xmat", "cam_xmat"}
@@ -103,9 +104,10 @@ class Simulation:
         ValueError: num_envs < 1, or a backend that cannot run on `device`.
     """
 
-    _snapshot_exclude = ("data", "_backend", "state_count")
+    _snapshot_exclude = ("data", "_backend", "state_count", "nan_guard")
     """Not in an env's `get_state` walk: the physics state is `get_state` below, and the data
-    views are recomputed from it by the next call (`state_count` only keys caches)."""
+    views are recomputed from it by the next call (`state_count` only keys caches; the NaN
+    guard's buffer is a debugging record, not state)."""
 
     def __init__(
         self,
@@ -158,6 +160,10 @@ class Simulation:
         since their last `reset`, in any step (the first after a reset included). The env
         resets them and counts them in its logs."""
         self._expanded: dict[str, torch.Tensor] = {}
+        self.nan_guard: NanGuard | None = (
+            NanGuard(cfg.nan_guard, self) if cfg.nan_guard.enabled else None
+        )
+        """The NaN guard (`SimulationCfg.nan_guard`), None when it is off."""
 
     # ------------------------------------------------------------------------------------------
     @property
@@ -171,13 +177,19 @@ class Simulation:
         Worlds that diverge are flagged in `self.diverged`; the others are unaffected (worlds are
         independent). No per-world Python work and no host-device copies.
         """
+        guard = self.nan_guard
+        if guard is not None:
+            guard.record(nstep)
         self._backend.step(nstep)
         self.state_count += 1
-        if self.cfg.check_divergence:
+        if self.cfg.check_divergence or guard is not None:
             newly = self._backend.newly_diverged()
             if newly.device != self.diverged.device:
                 newly = newly.to(self.diverged.device, non_blocking=True)
-            self.diverged |= newly
+            if self.cfg.check_divergence:
+                self.diverged |= newly
+            if guard is not None:
+                guard.check(newly)
 
     def flag_invalid_state(self, env_ids: torch.Tensor | np.ndarray | None = None) -> None:
         """Flag in `diverged` the worlds `env_ids` (None: all) whose qpos or qvel is NaN/Inf or
