@@ -103,7 +103,7 @@ class Simulation:
         ValueError: num_envs < 1, or a backend that cannot run on `device`.
     """
 
-    _snapshot_exclude = ("data", "_backend", "state_count")
+    _snapshot_exclude = ("data", "_backend", "state_count", "pre_substep_hooks")
     """Not in an env's `get_state` walk: the physics state is `get_state` below, and the data
     views are recomputed from it by the next call (`state_count` only keys caches)."""
 
@@ -158,6 +158,9 @@ class Simulation:
         since their last `reset`, in any step (the first after a reset included). The env
         resets them and counts them in its logs."""
         self._expanded: dict[str, torch.Tensor] = {}
+        self.pre_substep_hooks: list = []
+        """Callables run before every physics step (entities with explicit or delayed
+        actuators); empty: `step` runs the nstep substeps as one backend call."""
 
     # ------------------------------------------------------------------------------------------
     @property
@@ -171,7 +174,13 @@ class Simulation:
         Worlds that diverge are flagged in `self.diverged`; the others are unaffected (worlds are
         independent). No per-world Python work and no host-device copies.
         """
-        self._backend.step(nstep)
+        if not self.pre_substep_hooks:
+            self._backend.step(nstep)
+        else:  # explicit or delayed actuators: their ctrl is recomputed before every substep
+            for _ in range(nstep):
+                for hook in self.pre_substep_hooks:
+                    hook()
+                self._backend.step(1)
         self.state_count += 1
         if self.cfg.check_divergence:
             newly = self._backend.newly_diverged()
