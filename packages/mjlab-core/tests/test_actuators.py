@@ -353,3 +353,15 @@ def test_snapshot_records_the_delay_and_history_state(tmp_path):
     assert any(p.endswith("delay.buf") for p in paths) and any(
         p.endswith("delay.lag") for p in paths
     )
+
+
+def test_entity_groups_direct_builtin_actuators_and_fuses_the_stepped_ones():
+    arm, _ = _arm(
+        BuiltinPositionActuatorCfg(target_names_expr=("j1",), stiffness=2.0, damping=0.0),
+        BuiltinVelocityActuatorCfg(target_names_expr=("j2",), damping=1.0),
+        IdealPdActuatorCfg(target_names_expr=("j3",), stiffness=1.0, damping=0.0),
+    )
+    group = arm.builtin_actuators
+    assert group.position[0] == (0,) and group.velocity[0] == (1,) and group.effort == ((), ())
+    assert group.position[1] == (int(arm.joint_actuator_ids[0]),)
+    assert [a.joint_ids for a in arm.fused_actuators.actuators] == [[2]]

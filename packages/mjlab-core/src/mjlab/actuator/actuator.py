@@ -172,15 +172,15 @@ class DelayBuffer:
 
 @dataclass(kw_only=True)
 class BuiltinActuatorGroup(Config):
-    """The builtin actuators of an entity that write their target straight into ctrl, by
-    command field: joint ids (entity order) and ctrl columns, for one batched copy each."""
+    """The actuators of an entity whose targets go straight into ctrl (builtin, no delay), by
+    command field: (joint ids in entity order, global ctrl ids), each written in one batch."""
 
-    position: tuple[list[int], list[int]] = ((), ())  # type: ignore[assignment]
-    """(joint ids, ctrl ids) of the actuators driven by position targets."""
-    velocity: tuple[list[int], list[int]] = ((), ())  # type: ignore[assignment]
-    """(joint ids, ctrl ids) of the actuators driven by velocity targets."""
-    effort: tuple[list[int], list[int]] = ((), ())  # type: ignore[assignment]
-    """(joint ids, ctrl ids) of the actuators driven by efforts."""
+    position: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    """Actuators driven by position targets."""
+    velocity: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    """Actuators driven by velocity targets."""
+    effort: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    """Actuators driven by efforts (motors, DC motor voltage, muscle activation)."""
 
 
 @dataclass(kw_only=True)

@@ -8,7 +8,12 @@ import mujoco
 import numpy as np
 import torch
 
-from mjlab.actuator import FusedActuatorGroup, XmlActuatorCfg
+from mjlab.actuator import (
+    BuiltinActuatorGroup,
+    CommandField,
+    FusedActuatorGroup,
+    XmlActuatorCfg,
+)
 from mjlab.entity.entity_cfg import TERRAIN, EntityCfg
 from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import heading_from_quat, projected_gravity, quat_apply, quat_apply_inverse
@@ -300,6 +305,16 @@ class Entity:
                     "joints with no actuator in the compiled model."
                 )
             act.initialize(ctrl, self.num_envs, self.device)
+        direct: dict[str, tuple[list[int], list[int]]] = {f.value: ([], []) for f in CommandField}
+        for act in self.actuators:
+            if not act.needs_substep:
+                joints, ctrl = direct[act.cfg.target_field().value]
+                joints.extend(act.joint_ids)
+                ctrl.extend(int(c) for c in act.ctrl_ids.tolist())
+        self.builtin_actuators = BuiltinActuatorGroup(
+            **{k: (tuple(j), tuple(c)) for k, (j, c) in direct.items()}
+        )
+        """Configured builtin actuators without delay, by command field."""
         managed = tuple(a for a in self.actuators if a.needs_substep)
         self.fused_actuators = FusedActuatorGroup(actuators=managed)
         """Actuators whose ctrl is computed before every physics step (explicit or delayed)."""
@@ -694,7 +709,8 @@ class EntityData:
 
     @property
     def joint_pos_target(self) -> torch.Tensor:
-        """(num_envs, num_actuated) current ctrl of the actuated joints (targets)."""
+        """(num_envs, num_actuated) current ctrl of the actuated joints: the targets of builtin
+        actuators; for explicit actuators the torque of the last physics step, N m."""
         return self._sim.data.ctrl[:, self._e._ctrl_ids].float()
 
     # -- root -----------------------------------------------------------------------------------
