@@ -1,8 +1,10 @@
-"""Actuator configs: selected by joint-name regex, they replace the MJCF's actuators on those joints.
+"""Actuator configs: selected by joint-name regex, they replace the MJCF's actuators on those
+joints (except `XmlActuatorCfg`, which keeps them).
 
 Joints that no config selects keep the MJCF's own actuators. All gains are per joint; the entity
-reads them back from the compiled model in joint order (`EntityData.joint_stiffness`, ...), which
-is what the exporter writes into the deployment metadata.
+reads them back from the compiled model in joint order (`EntityData.joint_stiffness`, ...), or
+from the config for explicit actuators, which is what the exporter writes into the deployment
+metadata.
 """
 
 from __future__ import annotations

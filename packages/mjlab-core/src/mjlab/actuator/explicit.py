@@ -7,6 +7,7 @@ a smaller timestep than the builtin servos.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -119,7 +120,7 @@ class DcMotorActuatorCfg(IdealPdActuatorCfg):
         _check_non_negative(self, "saturation_effort")
         values = (
             self.velocity_limit.values()
-            if isinstance(self.velocity_limit, dict)
+            if isinstance(self.velocity_limit, Mapping)
             else [self.velocity_limit]
         )
         if any(v <= 0 for v in values):
