@@ -185,3 +185,27 @@ def test_export_refuses_joints_without_a_speed_limit_unless_the_user_states_one(
     assert metadata_from_env(env, joint_vel_limit=float("inf")).joint_vel_limit == [float("inf")]
     with pytest.raises(ExportError, match="not action joints"):
         metadata_from_env(env, joint_vel_limit={"hinge": 4.0})
+
+
+def test_explicit_pd_actuator_gains_reach_the_exported_metadata(tmp_path, linear_policy_file):
+    from mjlab.actuator import IdealPdActuatorCfg
+
+    task = "Mjlab-Velocity-Flat-Unitree-Go1"
+    cfg = _short_cfg(task)
+    robot = cfg.scene.entities["robot"]
+    (pos,) = robot.articulation.actuators
+    robot.articulation.actuators = (
+        IdealPdActuatorCfg(
+            target_names_expr=(".*",),
+            stiffness=pos.stiffness,
+            damping=pos.damping,
+            effort_limit=pos.effort_limit,
+            armature=pos.armature,
+        ),
+    )
+    env = ManagerBasedRlEnv(cfg)
+    result = _check_contract(env, tmp_path, task, linear_policy_file)
+    meta = result["meta"]
+    assert min(meta.stiffness) > 0 and min(meta.damping) > 0, "explicit PD gains are exported"
+    assert np.isfinite(meta.effort_limit).all()
+    assert env.sim.mj_model.actuator_biastype.tolist() == [0] * 12  # motors in the model

@@ -8,6 +8,12 @@ import mujoco
 import numpy as np
 import torch
 
+from mjlab.actuator import (
+    BuiltinActuatorGroup,
+    CommandField,
+    FusedActuatorGroup,
+    XmlActuatorCfg,
+)
 from mjlab.entity.entity_cfg import TERRAIN, EntityCfg
 from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import heading_from_quat, projected_gravity, quat_apply, quat_apply_inverse
@@ -29,7 +35,8 @@ class Entity:
     excluded; `joint_names` are the MJCF names without the scene prefix.
     """
 
-    _snapshot_exclude = ("_ctrl_cols_cache", "_ctrl_sel")  # index lookups, not state
+    # Index lookups, not state; `fused_actuators` repeats `actuators` (recorded there).
+    _snapshot_exclude = ("_ctrl_cols_cache", "_ctrl_sel", "fused_actuators", "_target_cols_cache")
 
     def __init__(self, cfg: EntityCfg, name: str = "entity"):
         self.cfg = cfg
@@ -186,15 +193,29 @@ class Entity:
                     geom.solimp[: len(c.solimp)] = c.solimp
 
     def _edit_actuators(self) -> None:
+        self.actuators: list = []
+        """Runtime `mjlab.actuator.Actuator`s, one per actuator config, in config order."""
         if self.cfg.articulation is None:
             return
         joints = [j for j in self.spec.joints if j.type != _FREE]
         names = [j.name for j in joints]
+        owner: dict[int, tuple] = {}  # joint -> (cfg, index in cfg, values)
         for act_cfg in self.cfg.articulation.actuators:
-            ids, _ = resolve_matching_names(
-                act_cfg.joint_names_expr, names, what="joint", owner=f"entity '{self.name}'"
+            ids, sel = resolve_matching_names(
+                act_cfg.names_expr, names, what="joint", owner=f"entity '{self.name}'"
             )
-            act_cfg.apply(self.spec, [joints[i] for i in ids])
+            self.actuators.append(act_cfg.build(ids, sel))
+            if not self.cfg.sort_actuators or isinstance(act_cfg, XmlActuatorCfg):
+                act_cfg.apply(self.spec, [joints[i] for i in ids])
+                continue
+            # Sorted: delete now, add every configured actuator below in joint order.
+            act_cfg.remove_existing(self.spec, [joints[i] for i in ids])
+            values = act_cfg._per_joint(sel)
+            for k, i in enumerate(ids):
+                owner[i] = (act_cfg, k, values)
+        for i in sorted(owner):
+            act_cfg, k, values = owner[i]
+            act_cfg.add_one(self.spec, joints[i], k, values)
 
     # -- after compile ---------------------------------------------------------------------------
     def initialize(self, model: mujoco.MjModel, sim, env_origins: torch.Tensor) -> None:
@@ -281,8 +302,46 @@ class Entity:
         self._ctrl_ids = torch.as_tensor(act_for_joint[self.actuated_joint_ids], device=self.device)
         self._ctrl_sel = _as_slice(act_for_joint[self.actuated_joint_ids], self._ctrl_ids)
         self._ctrl_cols_cache: dict[tuple[int, ...], tuple[torch.Tensor, slice | torch.Tensor]] = {}
+        self._init_actuators(act_for_joint)
 
         self.data = EntityData(self, model, env_origins)
+
+    def _init_actuators(self, act_for_joint: np.ndarray) -> None:
+        for act in self.actuators:
+            ctrl = act_for_joint[np.asarray(act.joint_ids, dtype=np.int64)]
+            if (ctrl < 0).any():
+                raise ValueError(
+                    f"Entity '{self.name}': actuator config {type(act.cfg).__name__} selects "
+                    "joints with no actuator in the compiled model."
+                )
+            act.initialize(ctrl, self.num_envs, self.device)
+        direct: dict[str, tuple[list[int], list[int]]] = {f.value: ([], []) for f in CommandField}
+        for act in self.actuators:
+            if not act.needs_substep:
+                joints, ctrl = direct[act.cfg.target_field().value]
+                joints.extend(act.joint_ids)
+                ctrl.extend(int(c) for c in act.ctrl_ids.tolist())
+        self.builtin_actuators = BuiltinActuatorGroup(
+            **{k: (tuple(j), tuple(c)) for k, (j, c) in direct.items()}
+        )
+        """Configured builtin actuators without delay, by command field."""
+        managed = tuple(a for a in self.actuators if a.needs_substep)
+        self.fused_actuators = FusedActuatorGroup(actuators=managed)
+        """Actuators whose ctrl is computed before every physics step (explicit or delayed)."""
+        self._targets: torch.Tensor | None = None
+        self._target_cols_cache: dict[tuple[int, ...] | None, torch.Tensor] = {}
+        if managed:
+            # (num_envs, 3, num_joints): position, velocity and effort targets of every joint.
+            self._targets = torch.zeros(self.num_envs, 3, len(self.joint_names), device=self.device)
+            self.sim.pre_substep_hooks.append(self._pre_substep)
+
+    def _pre_substep(self) -> None:
+        """Compute the ctrl of the explicit/delayed actuators from the targets and the state."""
+        pos = self.sim.data.columns("qpos", self._qpos_sel).float()
+        vel = self.sim.data.columns("qvel", self._dof_sel).float()
+        ctrl = self.sim.data.ctrl
+        for act in self.fused_actuators.actuators:  # one batched call per actuator config
+            act.substep(self._targets, pos, vel, ctrl)
 
     # -- selection --------------------------------------------------------------------------------
     def find_joints(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
@@ -353,7 +412,11 @@ class Entity:
         qpos[ids, self._qpos_adr[jsel]] = position.to(qpos.dtype)
         qvel[ids, self._dof_adr[jsel]] = velocity.to(qvel.dtype)
 
-    def _write_ctrl(self, value: torch.Tensor, joint_ids, env_ids) -> None:
+    def _write_ctrl(self, value: torch.Tensor, joint_ids, env_ids, field: int = 0) -> None:
+        if self._targets is not None:  # explicit/delayed actuators read the targets each step
+            jidx = self._target_columns(joint_ids)
+            rows = slice(None) if env_ids is None else self._env_index(env_ids)[:, None]
+            self._targets[rows, field, jidx] = value.to(torch.float32)
         ctrl = self.sim.data.ctrl
         if joint_ids is None:
             cols, sel = self._ctrl_ids, self._ctrl_sel
@@ -371,6 +434,16 @@ class Entity:
                 ctrl[:, cols] = value.to(ctrl.dtype)
         else:
             ctrl[self._env_index(env_ids)[:, None], cols] = value.to(ctrl.dtype)
+
+    def _target_columns(self, joint_ids) -> torch.Tensor:
+        """Joint index tensor of `joint_ids` (None: the actuated joints), kept per list."""
+        key = None if joint_ids is None else tuple(int(j) for j in np.asarray(joint_ids).ravel())
+        index = self._target_cols_cache.get(key)
+        if index is None:
+            joints = self.actuated_joint_ids if key is None else key
+            index = torch.as_tensor(np.asarray(joints, dtype=np.int64), device=self.device)
+            self._target_cols_cache[key] = index
+        return index
 
     def _ctrl_columns(self, joint_ids) -> tuple[torch.Tensor, slice | torch.Tensor]:
         """ctrl columns of `joint_ids`: the index tensor, and the same columns as a slice when
@@ -402,11 +475,11 @@ class Entity:
 
     def set_joint_velocity_target(self, target: torch.Tensor, joint_ids=None, env_ids=None) -> None:
         """Velocity targets, rad/s, (n_envs, n_joints), for velocity actuators (ctrl)."""
-        self._write_ctrl(target, joint_ids, env_ids)
+        self._write_ctrl(target, joint_ids, env_ids, field=1)
 
     def set_joint_effort_target(self, target: torch.Tensor, joint_ids=None, env_ids=None) -> None:
         """Efforts, N m, (n_envs, n_joints), for motor actuators (ctrl)."""
-        self._write_ctrl(target, joint_ids, env_ids)
+        self._write_ctrl(target, joint_ids, env_ids, field=2)
 
     def reset(self, env_ids: torch.Tensor) -> None:
         """Write the default root state (at each env origin) and default joint state, and hold
@@ -430,6 +503,12 @@ class Entity:
                 self.sim.data.ctrl[env_ids[:, None], self._ctrl_ids] = hold.to(
                     self.sim.data.ctrl.dtype
                 )
+        if self._targets is not None:
+            # Explicit/delayed actuators: hold the default pose, zero velocity and effort.
+            self._targets[env_ids] = 0.0
+            self._targets[env_ids, 0] = d.default_joint_pos[env_ids]
+            for act in self.fused_actuators.actuators:
+                act.reset(env_ids, self._targets)
 
 
 def _written(values: tuple[torch.Tensor, ...]) -> int:
@@ -546,6 +625,14 @@ class EntityData:
         is_pos[has] = position
         limited_f = model.actuator_forcelimited[a].astype(bool)
         effort[has] = np.where(limited_f, np.abs(model.actuator_forcerange[a]).max(axis=1), np.inf)
+        for act in entity.actuators:  # explicit actuators report their own gains
+            gains = act.nominal_gains()
+            if gains is None:
+                continue
+            ids = np.asarray(act.joint_ids, dtype=np.int64)
+            kp[ids] = gains.get("stiffness", kp[ids])
+            kd[ids] = gains.get("damping", kd[ids])
+            effort[ids] = gains.get("effort_limit", effort[ids])
         dof = np.asarray(model.jnt_dofadr[jids], dtype=np.int64) if nj else np.zeros(0, np.int64)
         self.joint_stiffness = torch.tensor(kp, **f32).repeat(n, 1)
         """(num_envs, num_joints) position gain kp of each joint's actuator, N m/rad."""
@@ -632,7 +719,8 @@ class EntityData:
 
     @property
     def joint_pos_target(self) -> torch.Tensor:
-        """(num_envs, num_actuated) current ctrl of the actuated joints (targets)."""
+        """(num_envs, num_actuated) current ctrl of the actuated joints: the targets of builtin
+        actuators; for explicit actuators the torque of the last physics step, N m."""
         return self._sim.data.ctrl[:, self._e._ctrl_ids].float()
 
     # -- root -----------------------------------------------------------------------------------

@@ -163,6 +163,9 @@ class EntityCfg(Config):
     """Default state on reset."""
     articulation: EntityArticulationInfoCfg | None = None
     """Actuation; None keeps the MJCF's actuators."""
+    sort_actuators: bool = False
+    """Add the configured actuators in joint order (so their ctrl columns follow the joints)
+    instead of config order; the MJCF's own kept actuators stay first."""
     lights: tuple[LightCfg, ...] = ()
     """Lights added to the entity's bodies or worldbody, in order."""
     cameras: tuple[CameraCfg, ...] = ()

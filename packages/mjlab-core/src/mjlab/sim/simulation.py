@@ -104,7 +104,7 @@ class Simulation:
         ValueError: num_envs < 1, or a backend that cannot run on `device`.
     """
 
-    _snapshot_exclude = ("data", "_backend", "state_count", "nan_guard")
+    _snapshot_exclude = ("data", "_backend", "state_count", "nan_guard", "pre_substep_hooks")
     """Not in an env's `get_state` walk: the physics state is `get_state` below, and the data
     views are recomputed from it by the next call (`state_count` only keys caches; the NaN
     guard's buffer is a debugging record, not state)."""
@@ -164,6 +164,9 @@ class Simulation:
             NanGuard(cfg.nan_guard, self) if cfg.nan_guard.enabled else None
         )
         """The NaN guard (`SimulationCfg.nan_guard`), None when it is off."""
+        self.pre_substep_hooks: list = []
+        """Callables run before every physics step (entities with explicit or delayed
+        actuators); empty: `step` runs the nstep substeps as one backend call."""
 
     # ------------------------------------------------------------------------------------------
     @property
@@ -180,7 +183,13 @@ class Simulation:
         guard = self.nan_guard
         if guard is not None:
             guard.record(nstep)
-        self._backend.step(nstep)
+        if not self.pre_substep_hooks:
+            self._backend.step(nstep)
+        else:  # explicit or delayed actuators: their ctrl is recomputed before every substep
+            for _ in range(nstep):
+                for hook in self.pre_substep_hooks:
+                    hook()
+                self._backend.step(1)
         self.state_count += 1
         if self.cfg.check_divergence or guard is not None:
             newly = self._backend.newly_diverged()

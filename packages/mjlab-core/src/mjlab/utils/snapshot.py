@@ -23,6 +23,7 @@ terrain map).
 from __future__ import annotations
 
 import dataclasses
+import enum
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -32,7 +33,15 @@ import torch
 
 _SKIP_ATTRS = frozenset({"extras"})  # rebuilt by every step
 _CONFIG_ATTRS = frozenset({"cfg"})
-_CODE = (type, types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+# Never walked: code, and enum members (constants, e.g. an actuator config's CommandField).
+_CODE = (
+    type,
+    types.ModuleType,
+    types.FunctionType,
+    types.MethodType,
+    types.BuiltinFunctionType,
+    enum.Enum,
+)
 
 
 def _is_ours(obj: Any) -> bool:
