@@ -156,7 +156,7 @@ def test_geom_friction_scale_touches_selected_geom_sliding_axis_only(env):
     g = gid(env, "geom", "pole")
     before = view(env, "geom_friction").clone()
     for _ in range(2):  # a second call re-draws from the defaults: no compounding
-        dr.geom_friction(env, ROWS, (0.5, 0.5), sel(env, geom_names=["pole"]))
+        dr.geom_friction(env, ROWS, (0.5, 0.5), sel(env, geom_names=["pole"]), operation="scale")
     got = view(env, "geom_friction")[ROWS, g].double()
     torch.testing.assert_close(got[:, 0], default(env, "geom_friction")[g, 0].expand(2) * 0.5)
     assert_only(env, "geom_friction", before, ROWS, [g], axes=[0])
@@ -165,8 +165,8 @@ def test_geom_friction_scale_touches_selected_geom_sliding_axis_only(env):
 def test_geom_pos_add_per_axis_dict(env):
     g = gid(env, "geom", "arm")
     before = view(env, "geom_pos").clone()
-    dr.geom_pos(env, ROWS, {"z": (0.1, 0.1)}, sel(env, geom_names=["arm"]), operation="add")
-    dr.geom_pos(env, ROWS, {"z": (0.1, 0.1)}, sel(env, geom_names=["arm"]), operation="add")
+    dr.geom_pos(env, ROWS, {2: (0.1, 0.1)}, sel(env, geom_names=["arm"]), operation="add")
+    dr.geom_pos(env, ROWS, {2: (0.1, 0.1)}, sel(env, geom_names=["arm"]), operation="add")
     torch.testing.assert_close(
         view(env, "geom_pos")[ROWS, g, 2].double(), (default(env, "geom_pos")[g, 2] + 0.1).expand(2)
     )
@@ -195,12 +195,12 @@ def test_geom_rgba_abs_and_shared_random(env):
     assert_only(env, "geom_rgba", before, ROWS, gs, axes=[0])
 
 
-def test_geom_quat_composes_yaw_with_default(env):
+def test_geom_quat_composes_yaw_before_default(env):
     g = gid(env, "geom", "pole")
     before = view(env, "geom_quat").clone()
     dr.geom_quat(env, ROWS, yaw_range=(0.3, 0.3), asset_cfg=sel(env, geom_names=["pole"]))
     z = torch.zeros(1, dtype=torch.float64)
-    want = quat_mul(default(env, "geom_quat")[g][None], quat_from_euler_xyz(z, z, z + 0.3))
+    want = quat_mul(quat_from_euler_xyz(z, z, z + 0.3), default(env, "geom_quat")[g][None])
     torch.testing.assert_close(view(env, "geom_quat")[ROWS, g].double(), want.expand(2, 4))
     assert_only(env, "geom_quat", before, ROWS, [g])
 
@@ -233,7 +233,7 @@ def test_body_com_offset_and_alias(env):
     assert dr.body_ipos is dr.body_com_offset
     b = gid(env, "body", "arm")
     before = view(env, "body_ipos").clone()
-    dr.body_com_offset(env, ROWS, {"x": (0.02, 0.02)}, sel(env, body_names=["arm"]))
+    dr.body_com_offset(env, ROWS, {0: (0.02, 0.02)}, sel(env, body_names=["arm"]))
     torch.testing.assert_close(
         view(env, "body_ipos")[ROWS, b, 0].double(),
         (default(env, "body_ipos")[b, 0] + 0.02).expand(2),
@@ -245,7 +245,7 @@ def test_body_com_offset_and_alias(env):
 def test_body_pos_and_quat(env):
     b = gid(env, "body", "arm")
     before = view(env, "body_pos").clone()
-    dr.body_pos(env, ROWS, {"z": (-0.1, -0.1)}, sel(env, body_names=["arm"]))
+    dr.body_pos(env, ROWS, {2: (-0.1, -0.1)}, sel(env, body_names=["arm"]))
     torch.testing.assert_close(
         view(env, "body_pos")[ROWS, b, 2].double(), (default(env, "body_pos")[b, 2] - 0.1).expand(2)
     )
@@ -253,7 +253,7 @@ def test_body_pos_and_quat(env):
     before = view(env, "body_quat").clone()
     dr.body_quat(env, ROWS, roll_range=(0.2, 0.2), asset_cfg=sel(env, body_names=["arm"]))
     z = torch.zeros(1, dtype=torch.float64)
-    want = quat_mul(default(env, "body_quat")[b][None], quat_from_euler_xyz(z + 0.2, z, z))
+    want = quat_mul(quat_from_euler_xyz(z + 0.2, z, z), default(env, "body_quat")[b][None])
     torch.testing.assert_close(view(env, "body_quat")[ROWS, b].double(), want.expand(2, 4))
     assert_only(env, "body_quat", before, ROWS, [b])
 
@@ -369,7 +369,7 @@ def test_site_and_cam_quat(env):
         before = view(env, field).clone()
         func(env, ROWS, pitch_range=(0.4, 0.4), asset_cfg=sel(env, **{f"{kind}_names": [name]}))
         z = torch.zeros(1, dtype=torch.float64)
-        want = quat_mul(default(env, field)[col][None], quat_from_euler_xyz(z, z + 0.4, z))
+        want = quat_mul(quat_from_euler_xyz(z, z + 0.4, z), default(env, field)[col][None])
         torch.testing.assert_close(view(env, field)[ROWS, col].double(), want.expand(2, 4))
         assert_only(env, field, before, ROWS, [col])
 
@@ -380,7 +380,7 @@ def test_joint_limits_stay_ordered_and_entity_limits_follow(env):
     cfg = sel(env, joint_names=["hinge"])
     before = view(env, "jnt_range").clone()
     # Bounds drawn so that the raw lower exceeds the raw upper: the pair is sorted.
-    dr.joint_limits(env, ROWS, {"lower": (0.5, 0.5), "upper": (-0.7, -0.7)}, cfg, operation="abs")
+    dr.joint_limits(env, ROWS, {0: (0.5, 0.5), 1: (-0.7, -0.7)}, cfg, operation="abs")
     got = view(env, "jnt_range")[ROWS, j]
     torch.testing.assert_close(got.double(), torch.tensor([[-0.7, 0.5]] * 2, dtype=torch.float64))
     assert_only(env, "jnt_range", before, ROWS, [j])
@@ -427,13 +427,15 @@ def test_mat_texid_writes_role_column(env):
 def test_pair_friction_isotropic_selected_pair_only(env):
     p = gid(env, "pair", "pole_arm")
     before = view(env, "pair_friction").clone()
-    dr.pair_friction(env, ROWS, (0.5, 1.5), sel(env, pair_names=["pole_arm"]))
+    dr.pair_friction(env, ROWS, (0.5, 1.5), sel(env, pair_names=["pole_arm"]), operation="scale")
     x = view(env, "pair_friction")[ROWS, p]
     assert torch.equal(x[:, 0], x[:, 1])
     d = default(env, "pair_friction")[p, 0]
     assert (x[:, 0].double() >= d * 0.5 - 1e-9).all() and (x[:, 0].double() <= d * 1.5 + 1e-9).all()
     assert_only(env, "pair_friction", before, ROWS, [p], axes=[0, 1])
-    dr.pair_friction(env, ROWS, (0.5, 1.5), sel(env, pair_names=["pole_arm"]), isotropic=False)
+    dr.pair_friction(
+        env, ROWS, (0.5, 1.5), sel(env, pair_names=["pole_arm"]), axes=[0, 1], isotropic=False
+    )
     x = view(env, "pair_friction")[ROWS, p]
     assert not torch.equal(x[:, 0], x[:, 1])
 
@@ -500,9 +502,11 @@ def test_encoder_bias_shifts_reported_positions_not_physics(env):
 def test_bad_axis_and_range_raise(env):
     cfg = sel(env, geom_names=["pole"])
     with pytest.raises(ValueError, match="axis"):
-        dr.geom_pos(env, ROWS, {"w": (0.0, 0.1)}, cfg)
+        dr.geom_pos(env, ROWS, {5: (0.0, 0.1)}, cfg)
+    with pytest.raises(ValueError, match="nope"):
+        dr.geom_pos(env, ROWS, {"nope": (0.0, 0.1)}, cfg)
     with pytest.raises(ValueError, match="no range"):
-        dr.geom_pos(env, ROWS, {"x": (0.0, 0.1)}, cfg, axes=["y"])
+        dr.geom_pos(env, ROWS, {0: (0.0, 0.1)}, cfg, axes=[1])
 
 
 @pytest.mark.slow
@@ -546,3 +550,37 @@ def test_dr_term_runs_as_startup_event():
         assert pole.body_ids == slice(None)  # the given config is not mutated
     finally:
         env.close()
+
+
+def test_name_keyed_ranges_give_each_matched_element_its_range(env):
+    cart, pole = gid(env, "body", "cart"), gid(env, "body", "pole")
+    before = view(env, "body_mass").clone()
+    dr.body_mass(env, ROWS, {"cart": (2.0, 2.0), "po.*": (3.0, 3.0)}, sel(env), operation="scale")
+    m0 = default(env, "body_mass")
+    torch.testing.assert_close(
+        view(env, "body_mass")[ROWS, cart].double(), (m0[cart] * 2).expand(2)
+    )
+    torch.testing.assert_close(
+        view(env, "body_mass")[ROWS, pole].double(), (m0[pole] * 3).expand(2)
+    )
+    assert_only(env, "body_mass", before, ROWS, [cart, pole])
+
+
+def test_geom_size_recomputes_broadphase_bounds(env):
+    g = gid(env, "geom", "cart")  # a box
+    dr.geom_size(env, ROWS, (2.0, 2.0), sel(env, geom_names=["cart"]))
+    half = default(env, "geom_size")[g] * 2
+    m1, m0 = env.sim.get_model(1), env.sim.get_model(0)
+    np.testing.assert_allclose(m1.geom_rbound[g], float(half.norm()), rtol=1e-6)
+    np.testing.assert_allclose(m1.geom_aabb[g, 3:6], half.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(m0.geom_rbound[g], float(env.sim.mj_model.geom_rbound[g]))
+
+
+def test_pseudo_inertia_t_shifts_centre_of_mass(env):
+    b = gid(env, "body", "arm")
+    dr.pseudo_inertia(env, ROWS, t1_range=(0.05, 0.05), asset_cfg=sel(env, body_names=["arm"]))
+    want = default(env, "body_ipos")[b] + torch.tensor([0.05, 0.0, 0.0], dtype=torch.float64)
+    torch.testing.assert_close(view(env, "body_ipos")[ROWS, b].double(), want.expand(2, 3))
+    torch.testing.assert_close(
+        view(env, "body_mass")[ROWS, b].double(), default(env, "body_mass")[b].expand(2)
+    )

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
 
 Range = tuple[float, float]
-Ranges = Range | Mapping[int | str, Range]
+Ranges = Range | Mapping[int, Range] | Mapping[str, Range]
 
 
 @dataclass(frozen=True)
@@ -143,19 +143,18 @@ def axis_bounds(
     axes: Sequence[int] | None,
     n_axes: int,
     default_axes: Sequence[int] | None,
-    axis_names: Sequence[str] = (),
 ) -> tuple[list[int], torch.Tensor, torch.Tensor]:
     """Selected axes and their (lo, hi) bounds from a (lo, hi) range or a per-axis dict
-    (keys: axis index or name)."""
+    {axis index: (lo, hi)}.
+
+    Raises:
+        ValueError: an axis out of range, or a selected axis without a range.
+    """
 
     def index(key) -> int:
-        if isinstance(key, str):
-            if key not in axis_names:
-                raise ValueError(f"{field}: unknown axis '{key}'; valid: {list(axis_names)}.")
-            return list(axis_names).index(key)
-        if not 0 <= int(key) < n_axes:
-            raise ValueError(f"{field}: axis {key} out of range [0, {n_axes}).")
-        return int(key)
+        if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key < n_axes:
+            raise ValueError(f"{field}: axis {key!r} is not an index in [0, {n_axes}).")
+        return key
 
     if isinstance(ranges, Mapping):
         per = {index(k): tuple(v) for k, v in ranges.items()}
@@ -166,7 +165,7 @@ def axis_bounds(
         bounds = [per[a] for a in sel]
     else:
         if len(ranges) != 2:
-            raise ValueError(f"{field}: `ranges` must be (lo, hi) or a per-axis dict.")
+            raise ValueError(f"{field}: `ranges` must be (lo, hi) or a dict of them.")
         if axes is not None:
             sel = [index(a) for a in axes]
         else:
@@ -188,7 +187,6 @@ def randomize_field(
     axes: Sequence[int] | None,
     shared_random: bool,
     default_axes: Sequence[int] | None = None,
-    axis_names: Sequence[str] = (),
     post: Callable[[torch.Tensor, list[int]], torch.Tensor] | None = None,
     set_const: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -198,7 +196,7 @@ def randomize_field(
     view = env.sim.expand_model_field(field)
     scalar = view.dim() == 2
     n_axes = 1 if scalar else view.shape[2]
-    sel, lo, hi = axis_bounds(field, ranges, axes, n_axes, default_axes, axis_names)
+    sel, lo, hi = axis_bounds(field, ranges, axes, n_axes, default_axes)
     rows = env_index(env, env_ids, view.device)
     ids = ids.to(view.device)
     cols = torch.as_tensor(sel, device=view.device)
@@ -233,8 +231,9 @@ def random_rotation(
     distribution: Distribution | str,
     set_const: bool = False,
 ) -> None:
-    """Compose the default orientation of `field` (quaternions wxyz) with a random roll-pitch-
-    yaw rotation (extrinsic x-y-z, rad) applied in the element's own frame."""
+    """Rotate the default orientation of `field` (quaternions wxyz, child-to-parent) by a random
+    roll-pitch-yaw rotation (extrinsic x-y-z, rad) expressed in the parent frame:
+    q = q_rpy * q_default. Always from the default, so repeated calls do not accumulate."""
     from mjlab.utils.math import quat_from_euler_xyz, quat_mul
 
     view = env.sim.expand_model_field(field)
@@ -245,7 +244,7 @@ def random_rotation(
     rpy = draw(env, distribution, lo, hi, (len(rows), len(ids), 3), view.device)
     delta = quat_from_euler_xyz(rpy[..., 0], rpy[..., 1], rpy[..., 2])
     base = defaults(env, field).to(view.device, torch.float32)[ids]
-    q = quat_mul(base.expand_as(delta), delta)
+    q = quat_mul(delta, base.expand_as(delta))
     view[rows[:, None], ids[None, :]] = q.to(view.dtype)
     if set_const and len(rows):
         env.sim.set_const(rows)

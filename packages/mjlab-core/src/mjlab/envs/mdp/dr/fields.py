@@ -7,13 +7,13 @@ compounds. Terms on fields that derived constants depend on (masses, inertias, b
 armature, qpos0) call `Simulation.set_const(env_ids)`.
 
 Common parameters:
-    ranges: (lo, hi) for every selected axis, or a dict {axis: (lo, hi)} (axis as an index or
-        a name: "x", "y", "z" for positions, "r", "g", "b", "a" for colours); with `gaussian`
-        a range is (mean, std).
+    ranges: (lo, hi) for every selected axis; a dict {axis index: (lo, hi)}; or a dict
+        {name regex: (lo, hi)} giving the matched elements (among the entity's) their own
+        range. With `gaussian` a range is (mean, std).
     distribution: `uniform`, `log_uniform`, `gaussian` (or their names).
     operation: `scale` (default * draw), `add` (default + draw), `abs` (draw) (or names).
     axes: which components of a vector field to randomize; None: the dict's keys, else the
-        term's default (all components, friction: sliding only).
+        term's default (all components; friction: sliding only).
     shared_random: one draw per env shared by all selected elements.
 
 Raises (all terms): ValueError for an unknown distribution/operation/axis name, or a
@@ -22,7 +22,8 @@ selection the entity does not have.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import mujoco
@@ -34,6 +35,7 @@ from mjlab.envs.mdp.dr.core import (
     Operation,
     Range,
     Ranges,
+    axis_bounds,
     check_range,
     defaults,
     draw,
@@ -103,8 +105,6 @@ __all__ = [
     "tendon_frictionloss",
     "tendon_stiffness",
 ]
-_XYZ = ("x", "y", "z")
-_RGBA = ("r", "g", "b", "a")
 Dist = Distribution | str
 Op = Operation | str
 Axes = Sequence[int | str] | None
@@ -129,25 +129,39 @@ def _dof_ids(env, asset_cfg, field) -> torch.Tensor:
     return torch.as_tensor(env.sim.mj_model.jnt_dofadr[jnt.numpy()], dtype=torch.long)
 
 
+_NAMES = {"dof": "joint", "joint": "joint"}
+
+
+def by_pattern(env, env_ids, ranges, asset_cfg: SceneEntityCfg, kind: str, run) -> None:
+    """`run(asset_cfg, ranges)`, or, for a {name regex: range} dict, once per regex with the
+    selection narrowed to the matched elements."""
+    if not (isinstance(ranges, Mapping) and ranges and isinstance(next(iter(ranges)), str)):
+        run(asset_cfg, ranges)
+        return
+    names = f"{_NAMES.get(kind, kind)}_names"
+    for pattern, r in ranges.items():
+        sub = dataclasses.replace(asset_cfg, **{names: (pattern,)})
+        sub.resolve(env.scene)
+        run(sub, r)
+
+
 def _field(
     field: str,
     kind: str,
     *,
     set_const: bool = False,
     default_axes: Sequence[int] | None = None,
-    axis_names: Sequence[str] = (),
+    after=None,
 ):
     """The body shared by the plain field terms."""
 
-    def run(env, env_ids, ranges, asset_cfg, distribution, operation, axes, shared_random):
-        if kind in ("dof", "joint"):
-            ids = (
-                _dof_ids(env, asset_cfg, field)
-                if kind == "dof"
-                else _joint_ids(env, asset_cfg, field)[1]
-            )
+    def one(env, env_ids, cfg, ranges, distribution, operation, axes, shared_random):
+        if kind == "dof":
+            ids = _dof_ids(env, cfg, field)
+        elif kind == "joint":
+            ids = _joint_ids(env, cfg, field)[1]
         else:
-            ids = _ids(env, asset_cfg, kind, field)
+            ids = _ids(env, cfg, kind, field)
         randomize_field(
             env,
             env_ids,
@@ -159,8 +173,19 @@ def _field(
             axes,
             shared_random,
             default_axes=default_axes,
-            axis_names=axis_names,
             set_const=set_const,
+        )
+        if after is not None:
+            after(env, env_ids, cfg)
+
+    def run(env, env_ids, ranges, asset_cfg, distribution, operation, axes, shared_random):
+        by_pattern(
+            env,
+            env_ids,
+            ranges,
+            asset_cfg,
+            kind,
+            lambda cfg, r: one(env, env_ids, cfg, r, distribution, operation, axes, shared_random),
         )
 
     return run
@@ -168,9 +193,9 @@ def _field(
 
 # -- geoms ----------------------------------------------------------------------------------
 _geom_friction = _field("geom_friction", "geom", default_axes=(0,))
-_geom_pos = _field("geom_pos", "geom", axis_names=_XYZ)
-_geom_size = _field("geom_size", "geom", axis_names=_XYZ)
-_geom_rgba = _field("geom_rgba", "geom", axis_names=_RGBA)
+_geom_pos = _field("geom_pos", "geom")
+_geom_size = _field("geom_size", "geom", after=lambda env, ids, cfg: _geom_bounds(env, ids, cfg))
+_geom_rgba = _field("geom_rgba", "geom")
 
 
 def geom_friction(
@@ -179,7 +204,7 @@ def geom_friction(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -195,7 +220,7 @@ def geom_pos(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "add",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -213,7 +238,7 @@ def geom_quat(
     asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> None:
     """Orientation of the selected geoms in their body frame (`geom_quat`): the default times
-    a random roll-pitch-yaw rotation (rad, in the geom frame)."""
+    a random roll-pitch-yaw rotation (rad, body frame): q = q_rpy * q_default."""
     ids = _ids(env, asset_cfg, "geom", "geom_quat")
     random_rotation(
         env, env_ids, "geom_quat", ids, roll_range, pitch_range, yaw_range, distribution
@@ -231,9 +256,76 @@ def geom_size(
     shared_random: bool = False,
 ) -> None:
     """Size parameters of the selected geoms (`geom_size`, (ngeom, 3), m; meaning per geom
-    type). Collision bounds (`geom_rbound`, `geom_aabb`) are not recomputed: keep changes small
-    or the broad phase may miss contacts."""
+    type). The broad-phase bounds (`geom_rbound`, the half sizes of `geom_aabb`) are recomputed
+    from the new sizes.
+
+    Raises:
+        ValueError: a selected geom is not a primitive (sphere, capsule, ellipsoid, cylinder,
+            box): meshes, planes and height fields have no size to scale.
+    """
     _geom_size(env, env_ids, ranges, asset_cfg, distribution, operation, axes, shared_random)
+
+
+def _geom_bounds(env, env_ids, cfg) -> None:
+    """Bounding-sphere radius and local box half sizes of primitive geoms from `geom_size`
+    (MuJoCo's user_mesh/user_objects.cc conventions)."""
+    G = mujoco.mjtGeom
+    ids = _ids(env, cfg, "geom", "geom_size")
+    gtype = torch.as_tensor(env.sim.mj_model.geom_type[ids.numpy()])
+    prim = torch.tensor(
+        [
+            int(t)
+            for t in (
+                G.mjGEOM_SPHERE,
+                G.mjGEOM_CAPSULE,
+                G.mjGEOM_ELLIPSOID,
+                G.mjGEOM_CYLINDER,
+                G.mjGEOM_BOX,
+            )
+        ]
+    )
+    bad = ~torch.isin(gtype, prim)
+    if bad.any():
+        names = [env.scene[cfg.name].geom_names[i] for i in torch.arange(len(ids))[bad].tolist()]
+        raise ValueError(
+            f"geom_size: geoms {names} are not primitives (sphere, capsule, ellipsoid, "
+            "cylinder, box); narrow asset_cfg.geom_names to primitive geoms."
+        )
+    size = env.sim.expand_model_field("geom_size")
+    rows = env_index(env, env_ids, size.device)
+    r, c = rows[:, None], ids.to(size.device)[None, :]
+    s = size[r, c].double()
+    t = gtype.to(size.device)[None, :]
+    x, y = s[..., 0], s[..., 1]
+    is_ = {k: t == int(getattr(G, f"mjGEOM_{k}")) for k in ("SPHERE", "CAPSULE", "CYLINDER")}
+    rbound = torch.where(
+        is_["SPHERE"],
+        x,
+        torch.where(
+            is_["CAPSULE"],
+            x + y,
+            torch.where(is_["CYLINDER"], torch.sqrt(x * x + y * y), s.norm(dim=-1)),
+        ),
+    )
+    ellipsoid = t == int(G.mjGEOM_ELLIPSOID)
+    rbound = torch.where(ellipsoid, s.amax(-1), rbound)
+    half = torch.where(
+        is_["SPHERE"][..., None],
+        x[..., None].expand_as(s),
+        torch.where(
+            is_["CAPSULE"][..., None],
+            torch.stack([x, x, x + y], -1),
+            torch.where(is_["CYLINDER"][..., None], torch.stack([x, x, y], -1), s),
+        ),
+    )
+    rb = env.sim.expand_model_field("geom_rbound")
+    rb[r.to(rb.device), c.to(rb.device)] = rbound.to(rb.device, rb.dtype)
+    aabb = env.sim.expand_model_field("geom_aabb")
+    rr, cc = r.to(aabb.device), c.to(aabb.device)
+    if aabb.dim() == 3:  # C MuJoCo: (ngeom, 6), centre then half sizes
+        aabb[rr, cc, 3:6] = half.to(aabb.device, aabb.dtype)
+    else:  # MuJoCo Warp: (ngeom, 2, 3)
+        aabb[rr, cc, 1] = half.to(aabb.device, aabb.dtype)
 
 
 def geom_rgba(
@@ -285,8 +377,8 @@ def _pick(env, env_ids, field, ids, choices, column, shared_random) -> None:
 
 # -- bodies ---------------------------------------------------------------------------------
 _body_mass = _field("body_mass", "body", set_const=True)
-_body_ipos = _field("body_ipos", "body", set_const=True, axis_names=_XYZ)
-_body_pos = _field("body_pos", "body", set_const=True, axis_names=_XYZ)
+_body_ipos = _field("body_ipos", "body", set_const=True)
+_body_pos = _field("body_pos", "body", set_const=True)
 
 
 def body_mass(
@@ -347,8 +439,9 @@ def body_quat(
     distribution: Dist = "uniform",
     asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> None:
-    """Orientation of the selected bodies in their parent's frame (`body_quat`): the default
-    times a random roll-pitch-yaw rotation (rad); derived constants are recomputed."""
+    """Orientation of the selected bodies in their parent's frame (`body_quat`): a random
+    roll-pitch-yaw rotation (rad, parent frame) times the default, q = q_rpy * q_default;
+    derived constants are recomputed."""
     ids = _ids(env, asset_cfg, "body", "body_quat")
     random_rotation(
         env,
@@ -388,10 +481,10 @@ def pseudo_inertia(
     in multivariate rigid-body dynamics", RA-L 2022:
 
         U = e^alpha [[e^d1, s12, s13, t1], [0, e^d2, s23, t2], [0, 0, e^d3, t3], [0, 0, 0, 1]]
-        J' = U^T J U
+        J' = U J U^T   (J = L L^T, J' = (U L)(U L)^T)
 
     J' stays positive definite, so the result is a valid body for any draw (all zeros leave the
-    body unchanged; mass scales by e^(2 alpha)). `d_range` / `t_range` apply to d1..d3 / t1..t3
+    body unchanged; mass and inertia scale by e^(2 alpha); t1..t3 shift the centre of mass, m). `d_range` / `t_range` apply to d1..d3 / t1..t3
     unless the per-index range is given. Writes `body_mass`, `body_ipos`, `body_inertia`,
     `body_iquat` and recomputes derived constants.
     """
@@ -450,7 +543,7 @@ def pseudo_inertia(
     J[:, :3, 3] = mc
     J[:, 3, :3] = mc
     J[:, 3, 3] = mass0
-    Jn = U.transpose(-1, -2) @ J @ U
+    Jn = U @ J @ U.transpose(-1, -2)
     mass = Jn[..., 3, 3]
     com = Jn[..., :3, 3] / mass[..., None]
     sig = Jn[..., :3, :3] - mass[..., None, None] * com[..., :, None] * com[..., None, :]
@@ -472,10 +565,10 @@ _INERTIAL = ("body_mass", "body_ipos", "body_inertia", "body_iquat")
 
 
 # -- sites and cameras ----------------------------------------------------------------------
-_site_pos = _field("site_pos", "site", axis_names=_XYZ)
+_site_pos = _field("site_pos", "site")
 _cam_fovy = _field("cam_fovy", "camera")
 _cam_intrinsic = _field("cam_intrinsic", "camera")
-_cam_pos = _field("cam_pos", "camera", axis_names=_XYZ)
+_cam_pos = _field("cam_pos", "camera")
 
 
 def site_pos(
@@ -484,7 +577,7 @@ def site_pos(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "add",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -502,7 +595,7 @@ def site_quat(
     asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> None:
     """Orientation of the selected sites in their body frame (`site_quat`): the default times a
-    random roll-pitch-yaw rotation (rad)."""
+    random roll-pitch-yaw rotation (rad, body frame): q = q_rpy * q_default."""
     ids = _ids(env, asset_cfg, "site", "site_quat")
     random_rotation(
         env, env_ids, "site_quat", ids, roll_range, pitch_range, yaw_range, distribution
@@ -515,7 +608,7 @@ def cam_fovy(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -529,7 +622,7 @@ def cam_intrinsic(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -544,7 +637,7 @@ def cam_pos(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "add",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -562,7 +655,7 @@ def cam_quat(
     asset_cfg: SceneEntityCfg = _ROBOT,
 ) -> None:
     """Orientation of the selected cameras in their body frame (`cam_quat`): the default times
-    a random roll-pitch-yaw rotation (rad, camera frame)."""
+    a random roll-pitch-yaw rotation (rad, body frame): q = q_rpy * q_default."""
     ids = _ids(env, asset_cfg, "camera", "cam_quat")
     random_rotation(env, env_ids, "cam_quat", ids, roll_range, pitch_range, yaw_range, distribution)
 
@@ -593,7 +686,7 @@ def joint_armature(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -612,7 +705,7 @@ def joint_damping(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -629,7 +722,7 @@ def joint_friction(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -646,7 +739,7 @@ def joint_stiffness(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -663,7 +756,7 @@ def joint_limits(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "add",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -671,38 +764,43 @@ def joint_limits(
     bound is drawn on its own and the pair is then sorted, so lower <= upper always.
     `EntityData.joint_pos_limits` and `soft_joint_pos_limits` follow (soft limits keep the
     entity's `soft_joint_pos_limit_factor`). Only limited joints are affected in the physics."""
-    local, jnt = _joint_ids(env, asset_cfg, "jnt_range")
-    rows, _ = randomize_field(
-        env,
-        env_ids,
-        "jnt_range",
-        jnt,
-        ranges,
-        distribution,
-        operation,
-        axes,
-        shared_random,
-        axis_names=("lower", "upper"),
-    )
-    view = env.sim.expand_model_field("jnt_range")
-    r, c = rows[:, None], jnt.to(view.device)[None, :]
-    bounds = view[r, c].sort(dim=-1).values
-    view[r, c] = bounds
-    entity = env.scene[asset_cfg.name]
-    data = entity.data
-    dev = data.joint_pos_limits.device
-    limited = torch.as_tensor(env.sim.mj_model.jnt_limited[jnt.numpy()].astype(bool), device=dev)
-    b = bounds.to(dev, torch.float32)
-    inf = torch.tensor([-torch.inf, torch.inf], device=dev)
-    b = torch.where(limited[None, :, None], b, inf)
-    rr, cc = rows.to(dev)[:, None], local.to(dev)[None, :]
-    data.joint_pos_limits[rr, cc] = b
-    art = entity.cfg.articulation
-    factor = art.soft_joint_pos_limit_factor if art else 1.0
-    mid = b.mean(-1)
-    half = (b[..., 1] - b[..., 0]) / 2 * factor
-    soft = torch.stack([mid - half, mid + half], -1)
-    data.soft_joint_pos_limits[rr, cc] = torch.where(limited[None, :, None], soft, inf)
+
+    def one(cfg: SceneEntityCfg, r) -> None:
+        local, jnt = _joint_ids(env, cfg, "jnt_range")
+        rows, _ = randomize_field(
+            env,
+            env_ids,
+            "jnt_range",
+            jnt,
+            r,
+            distribution,
+            operation,
+            axes,
+            shared_random,
+        )
+        view = env.sim.expand_model_field("jnt_range")
+        r, c = rows[:, None], jnt.to(view.device)[None, :]
+        bounds = view[r, c].sort(dim=-1).values
+        view[r, c] = bounds
+        entity = env.scene[cfg.name]
+        data = entity.data
+        dev = data.joint_pos_limits.device
+        limited = torch.as_tensor(
+            env.sim.mj_model.jnt_limited[jnt.numpy()].astype(bool), device=dev
+        )
+        b = bounds.to(dev, torch.float32)
+        inf = torch.tensor([-torch.inf, torch.inf], device=dev)
+        b = torch.where(limited[None, :, None], b, inf)
+        rr, cc = rows.to(dev)[:, None], local.to(dev)[None, :]
+        data.joint_pos_limits[rr, cc] = b
+        art = entity.cfg.articulation
+        factor = art.soft_joint_pos_limit_factor if art else 1.0
+        mid = b.mean(-1)
+        half = (b[..., 1] - b[..., 0]) / 2 * factor
+        soft = torch.stack([mid - half, mid + half], -1)
+        data.soft_joint_pos_limits[rr, cc] = torch.where(limited[None, :, None], soft, inf)
+
+    by_pattern(env, env_ids, ranges, asset_cfg, "joint", one)
 
 
 jnt_range = joint_limits
@@ -725,28 +823,34 @@ def joint_default_pos(
     Raises:
         ValueError: a selected joint is a ball joint (4 qpos values).
     """
-    local, jnt = _joint_ids(env, asset_cfg, "qpos0")
-    model = env.sim.mj_model
-    if (model.jnt_type[jnt.numpy()] == mujoco.mjtJoint.mjJNT_BALL).any():
-        raise ValueError("joint_default_pos: ball joints are not supported; select hinge/slide.")
-    adr = torch.as_tensor(model.jnt_qposadr[jnt.numpy()], dtype=torch.long)
-    rows, value = randomize_field(
-        env,
-        env_ids,
-        "qpos0",
-        adr,
-        ranges,
-        distribution,
-        operation,
-        axes,
-        shared_random,
-        set_const=True,
-    )
-    data = env.scene[asset_cfg.name].data
-    dev = data.default_joint_pos.device
-    data.default_joint_pos[rows.to(dev)[:, None], local.to(dev)[None, :]] = value[..., 0].to(
-        dev, torch.float32
-    )
+
+    def one(cfg: SceneEntityCfg, r) -> None:
+        local, jnt = _joint_ids(env, cfg, "qpos0")
+        model = env.sim.mj_model
+        if (model.jnt_type[jnt.numpy()] == mujoco.mjtJoint.mjJNT_BALL).any():
+            raise ValueError(
+                "joint_default_pos: ball joints are not supported; select hinge/slide."
+            )
+        adr = torch.as_tensor(model.jnt_qposadr[jnt.numpy()], dtype=torch.long)
+        rows, value = randomize_field(
+            env,
+            env_ids,
+            "qpos0",
+            adr,
+            r,
+            distribution,
+            operation,
+            axes,
+            shared_random,
+            set_const=True,
+        )
+        data = env.scene[cfg.name].data
+        dev = data.default_joint_pos.device
+        data.default_joint_pos[rows.to(dev)[:, None], local.to(dev)[None, :]] = value[..., 0].to(
+            dev, torch.float32
+        )
+
+    by_pattern(env, env_ids, ranges, asset_cfg, "joint", one)
 
 
 qpos0 = joint_default_pos
@@ -765,7 +869,7 @@ def tendon_armature(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -779,7 +883,7 @@ def tendon_damping(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -793,7 +897,7 @@ def tendon_friction(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -812,7 +916,7 @@ def tendon_stiffness(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -821,19 +925,19 @@ def tendon_stiffness(
 
 
 # -- lights and materials -------------------------------------------------------------------
-_light_ambient = _field("light_ambient", "light", axis_names=_RGBA[:3])
-_light_attenuation = _field("light_attenuation", "light", axis_names=())
-_light_cutoff = _field("light_cutoff", "light", axis_names=())
-_light_diffuse = _field("light_diffuse", "light", axis_names=_RGBA[:3])
-_light_dir = _field("light_dir", "light", axis_names=_XYZ)
-_light_exponent = _field("light_exponent", "light", axis_names=())
-_light_pos = _field("light_pos", "light", axis_names=_XYZ)
-_light_specular = _field("light_specular", "light", axis_names=_RGBA[:3])
-_mat_emission = _field("mat_emission", "material", axis_names=())
-_mat_rgba = _field("mat_rgba", "material", axis_names=_RGBA)
-_mat_shininess = _field("mat_shininess", "material", axis_names=())
-_mat_specular = _field("mat_specular", "material", axis_names=())
-_mat_texrepeat = _field("mat_texrepeat", "material", axis_names=())
+_light_ambient = _field("light_ambient", "light")
+_light_attenuation = _field("light_attenuation", "light")
+_light_cutoff = _field("light_cutoff", "light")
+_light_diffuse = _field("light_diffuse", "light")
+_light_dir = _field("light_dir", "light")
+_light_exponent = _field("light_exponent", "light")
+_light_pos = _field("light_pos", "light")
+_light_specular = _field("light_specular", "light")
+_mat_emission = _field("mat_emission", "material")
+_mat_rgba = _field("mat_rgba", "material")
+_mat_shininess = _field("mat_shininess", "material")
+_mat_specular = _field("mat_specular", "material")
+_mat_texrepeat = _field("mat_texrepeat", "material")
 
 
 def light_ambient(
@@ -856,7 +960,7 @@ def light_attenuation(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -872,7 +976,7 @@ def light_cutoff(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -900,7 +1004,7 @@ def light_dir(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "add",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -914,7 +1018,7 @@ def light_exponent(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -928,7 +1032,7 @@ def light_pos(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "add",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -1012,7 +1116,7 @@ def mat_texrepeat(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
 ) -> None:
@@ -1068,42 +1172,44 @@ def pair_friction(
     ranges: Ranges,
     asset_cfg: SceneEntityCfg = _ROBOT,
     distribution: Dist = "uniform",
-    operation: Op = "scale",
+    operation: Op = "abs",
     axes: Axes = None,
     shared_random: bool = False,
     isotropic: bool = True,
 ) -> None:
     """Friction of the selected explicit contact pairs (`pair_friction`, (npair, 5): tangent 1,
-    tangent 2, torsional, rolling 1, rolling 2). Default axes: both tangential ones.
+    tangent 2, torsional, rolling 1, rolling 2). Default axes: tangent 1. Pair contacts ignore
+    geom friction, so robots that touch the ground through `<pair>`s need this term.
 
     Args:
-        isotropic: the second tangential (and rolling) coefficient gets the same draw as the
-            first, where both are selected.
+        isotropic: tangent 2 takes tangent 1's new value (and rolling 2 rolling 1's) wherever
+            that axis was randomized, so the friction cone stays isotropic.
     """
 
-    def tie(value: torch.Tensor, sel: list[int]) -> torch.Tensor:
+    def one(cfg: SceneEntityCfg, r) -> None:
+        ids = _ids(env, cfg, "pair", "pair_friction")
+        rows, _ = randomize_field(
+            env,
+            env_ids,
+            "pair_friction",
+            ids,
+            r,
+            distribution,
+            operation,
+            axes,
+            shared_random,
+            default_axes=(0,),
+        )
         if not isotropic:
-            return value
-        value = value.clone()
+            return
+        view = env.sim.expand_model_field("pair_friction")
+        sel, _, _ = axis_bounds("pair_friction", r, axes, 5, (0,))
+        rr, cc = rows[:, None], ids.to(view.device)[None, :]
         for a, b in ((0, 1), (3, 4)):
-            if a in sel and b in sel:
-                value[..., sel.index(b)] = value[..., sel.index(a)]
-        return value
+            if a in sel:
+                view[rr, cc, b] = view[rr, cc, a]
 
-    ids = _ids(env, asset_cfg, "pair", "pair_friction")
-    randomize_field(
-        env,
-        env_ids,
-        "pair_friction",
-        ids,
-        ranges,
-        distribution,
-        operation,
-        axes,
-        shared_random,
-        default_axes=(0, 1),
-        post=tie,
-    )
+    by_pattern(env, env_ids, ranges, asset_cfg, "pair", one)
 
 
 # -- actuators and encoders -----------------------------------------------------------------
@@ -1193,9 +1299,9 @@ def effort_limits(
     distribution: Dist = "uniform",
     operation: Op = "scale",
 ) -> None:
-    """Force limit of the selected joints' position actuators (`actuator_forcerange` set to
-    [-limit, limit], N m; default limit: the larger magnitude of the compiled range).
-    `EntityData.joint_effort_limits` follows.
+    """Force limits of the selected joints' position actuators (`actuator_forcerange`, N m):
+    `scale` multiplies both compiled bounds by one draw, `add` widens them by it, `abs` sets
+    [-draw, draw]. `EntityData.joint_effort_limits` follows (the larger bound magnitude).
 
     Raises:
         ValueError: a selected actuated joint has no position actuator, or its actuator is not
@@ -1225,10 +1331,17 @@ def effort_limits(
         (n, len(acts)),
         dev,
     )
-    lim0 = defaults(env, "actuator_forcerange")[acts].abs().amax(-1).to(dev, torch.float32)
-    lim = op.combine(op.initialize(lim0).expand(n, -1), x).abs()
+    base = defaults(env, "actuator_forcerange")[acts].to(dev, torch.float32).expand(n, -1, -1)
+    if op.name == "scale":
+        rng = base * x[..., None]
+    elif op.name == "add":
+        rng = base + torch.stack([-x, x], -1)
+    else:
+        rng = torch.stack([-x, x], -1)
+    rng = rng.sort(dim=-1).values
+    lim = rng.abs().amax(-1)
     r, c = rows[:, None], acts.to(dev)[None, :]
-    view[r, c] = torch.stack([-lim, lim], -1).to(view.dtype)
+    view[r, c] = rng.to(view.dtype)
     data = env.scene[asset_cfg.name].data
     dd = data.joint_effort_limits.device
     data.joint_effort_limits[rows.to(dd)[:, None], local.to(dd)[None, :]] = lim.to(dd)
