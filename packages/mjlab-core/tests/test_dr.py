@@ -523,6 +523,11 @@ def test_geom_friction_and_body_mass_on_warp():
         m = view(env, "body_mass").cpu().double()
         torch.testing.assert_close(m[1, b], default(env, "body_mass")[b] * 3)
         torch.testing.assert_close(m[0, b], default(env, "body_mass")[b])
+        # geom_size also rewrites MuJoCo Warp's (ngeom, 2, 3) geom_aabb.
+        dr.geom_size(env, [1], (1.5, 1.5), sel(env, geom_names=["cart"]))
+        c = gid(env, "geom", "cart")
+        half = view(env, "geom_aabb").cpu().double()[1, c, 1]
+        torch.testing.assert_close(half, default(env, "geom_size")[c] * 1.5)
         env.sim.step()
     finally:
         env.close()
