@@ -259,6 +259,19 @@ class Entity:
         self.site_ids_global, self.site_names = owned(
             mujoco.mjtObj.mjOBJ_SITE, model.nsite, model.site_bodyid
         )
+        self.camera_ids_global, self.camera_names = owned(
+            mujoco.mjtObj.mjOBJ_CAMERA, model.ncam, model.cam_bodyid
+        )
+        self.light_ids_global, self.light_names = owned(
+            mujoco.mjtObj.mjOBJ_LIGHT, model.nlight, model.light_bodyid
+        )
+        # Tendons, materials and contact pairs have no owning body: matched by name prefix.
+        self.tendon_ids_global, self.tendon_names = ours(mujoco.mjtObj.mjOBJ_TENDON, model.ntendon)
+        self.material_ids_global, self.material_names = ours(
+            mujoco.mjtObj.mjOBJ_MATERIAL, model.nmat
+        )
+        self.pair_ids_global, self.pair_names = ours(mujoco.mjtObj.mjOBJ_PAIR, model.npair)
+        self.texture_ids_global, self.texture_names = ours(mujoco.mjtObj.mjOBJ_TEXTURE, model.ntex)
         joint_ids = [j for j in range(model.njnt) if int(model.jnt_bodyid[j]) in body_set]
         joint_names = [
             (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or "").removeprefix(prefix)
@@ -364,6 +377,48 @@ class Entity:
         """Geom indices (entity geom order) and names matching the regexes."""
         return resolve_matching_names(
             names, self.geom_names, what="geom", owner=f"entity '{self.name}'"
+        )
+
+    def find_sites(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Site indices (entity site order) and names matching the regexes."""
+        return resolve_matching_names(
+            names, self.site_names, what="site", owner=f"entity '{self.name}'"
+        )
+
+    def find_tendons(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Tendon indices (entity tendon order) and names matching the regexes."""
+        return resolve_matching_names(
+            names, self.tendon_names, what="tendon", owner=f"entity '{self.name}'"
+        )
+
+    def find_cameras(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Camera indices (entity camera order) and names matching the regexes."""
+        return resolve_matching_names(
+            names, self.camera_names, what="camera", owner=f"entity '{self.name}'"
+        )
+
+    def find_lights(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Light indices (entity light order) and names matching the regexes."""
+        return resolve_matching_names(
+            names, self.light_names, what="light", owner=f"entity '{self.name}'"
+        )
+
+    def find_materials(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Material indices (entity material order) and names matching the regexes."""
+        return resolve_matching_names(
+            names, self.material_names, what="material", owner=f"entity '{self.name}'"
+        )
+
+    def find_pairs(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Contact pair indices (entity pair order) and names matching the regexes."""
+        return resolve_matching_names(
+            names, self.pair_names, what="pair", owner=f"entity '{self.name}'"
+        )
+
+    def find_textures(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
+        """Texture indices (entity texture order) and names matching the regexes."""
+        return resolve_matching_names(
+            names, self.texture_names, what="texture", owner=f"entity '{self.name}'"
         )
 
     def find_actuators(self, names: str | Sequence[str]) -> tuple[list[int], list[str]]:
@@ -661,6 +716,9 @@ class EntityData:
         }
         """Per-joint gains of the compiled model (before any per-env randomization) and the
         configured speed limits (`EntityCfg.joint_vel_limit`, rad/s; nan: unknown), numpy."""
+        self.encoder_bias = torch.zeros(n, nj, **f32)
+        """(num_envs, num_joints) joint encoder offsets, rad: added to the observed joint
+        positions (`joint_pos_biased`), never to the physics; set by `dr.encoder_bias`."""
         self.is_position_actuated = torch.tensor(is_pos[entity.actuated_joint_ids], **f32)
         """(num_actuated,) 1 where a joint's actuator is a position servo."""
 
@@ -691,6 +749,12 @@ class EntityData:
         return self._memo(
             "joint_pos", lambda: (_f32(self._sim.data.columns("qpos", self._e._qpos_sel)),)
         )[0]
+
+    @property
+    def joint_pos_biased(self) -> torch.Tensor:
+        """(num_envs, num_joints) joint positions as the encoders report them, `joint_pos +
+        encoder_bias`, rad."""
+        return self.joint_pos + self.encoder_bias
 
     @property
     def joint_vel(self) -> torch.Tensor:

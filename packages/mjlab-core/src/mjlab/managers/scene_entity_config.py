@@ -23,16 +23,48 @@ class SceneEntityCfg(Config):
     """Entity (or sensor) name in the scene."""
     joint_names: tuple[str, ...] | None = None
     """Joint regexes; None: all joints."""
-    body_names: tuple[str, ...] | None = None
-    """Body regexes; None: all bodies."""
-    geom_names: tuple[str, ...] | None = None
-    """Geom regexes; None: all geoms."""
     joint_ids: list[int] | slice = field(default_factory=lambda: slice(None))
     """Resolved joint indices (entity order); slice(None) for all."""
+    body_names: tuple[str, ...] | None = None
+    """Body regexes; None: all bodies."""
     body_ids: list[int] | slice = field(default_factory=lambda: slice(None))
     """Resolved body indices (entity order); slice(None) for all."""
+    geom_names: tuple[str, ...] | None = None
+    """Geom regexes; None: all geoms."""
     geom_ids: list[int] | slice = field(default_factory=lambda: slice(None))
     """Resolved geom indices (entity order); slice(None) for all."""
+    site_names: tuple[str, ...] | None = None
+    """Site regexes; None: all."""
+    site_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved site indices (entity order); slice(None) for all."""
+    actuator_names: tuple[str, ...] | None = None
+    """Actuator (actuated joint) regexes; None: all."""
+    actuator_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved actuator (actuated joint) indices (entity order); slice(None) for all."""
+    tendon_names: tuple[str, ...] | None = None
+    """Tendon regexes; None: all."""
+    tendon_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved tendon indices (entity order); slice(None) for all."""
+    camera_names: tuple[str, ...] | None = None
+    """Camera regexes; None: all."""
+    camera_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved camera indices (entity order); slice(None) for all."""
+    light_names: tuple[str, ...] | None = None
+    """Light regexes; None: all."""
+    light_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved light indices (entity order); slice(None) for all."""
+    material_names: tuple[str, ...] | None = None
+    """Material regexes; None: all."""
+    material_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved material indices (entity order); slice(None) for all."""
+    texture_names: tuple[str, ...] | None = None
+    """Texture regexes; None: all."""
+    texture_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved texture indices (entity order); slice(None) for all."""
+    pair_names: tuple[str, ...] | None = None
+    """Contact pair regexes; None: all."""
+    pair_ids: list[int] | slice = field(default_factory=lambda: slice(None))
+    """Resolved contact pair indices (entity order); slice(None) for all."""
 
     def resolve(self, scene) -> None:
         """Fill the *_ids from the regexes.
@@ -47,6 +79,19 @@ class SceneEntityCfg(Config):
             self.body_ids, _ = obj.find_bodies(self.body_names)
         if self.geom_names is not None:
             self.geom_ids, _ = obj.find_geoms(self.geom_names)
+        for kind in (
+            "site",
+            "actuator",
+            "tendon",
+            "camera",
+            "light",
+            "material",
+            "texture",
+            "pair",
+        ):
+            names = getattr(self, f"{kind}_names")
+            if names is not None:
+                setattr(self, f"{kind}_ids", getattr(obj, f"find_{kind}s")(names)[0])
 
     def select_joints(self, x: torch.Tensor) -> torch.Tensor:
         """`x[:, joint_ids]` of a (num_envs, num_joints, ...) tensor; `x` itself when every

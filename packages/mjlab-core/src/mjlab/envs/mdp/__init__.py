@@ -1,6 +1,8 @@
 """The ready MDP term library: observations, rewards, terminations, events, commands,
 curricula and actions, with mjlab / Isaac Lab names."""
 
+# The randomization terms live under `mdp.dr` (names such as `body_mass` would clash here).
+from mjlab.envs.mdp import dr as dr
 from mjlab.envs.mdp.actions import *  # noqa: F403
 from mjlab.envs.mdp.commands import *  # noqa: F403
 from mjlab.envs.mdp.curriculums import *  # noqa: F403
