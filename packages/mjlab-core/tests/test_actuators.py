@@ -365,3 +365,51 @@ def test_entity_groups_direct_builtin_actuators_and_fuses_the_stepped_ones():
     assert group.position[0] == (0,) and group.velocity[0] == (1,) and group.effort == ((), ())
     assert group.position[1] == (int(arm.joint_actuator_ids[0]),)
     assert [a.joint_ids for a in arm.fused_actuators.actuators] == [[2]]
+
+
+def test_dr_pd_gains_and_effort_limits_reach_explicit_and_builtin_actuators():
+    """`mdp.dr.pd_gains` / `effort_limits` write an explicit actuator's per-env gains (the
+    torques it computes follow) and a builtin servo's model gains, only in the chosen envs; the
+    exported (nominal) gains stay the configured ones."""
+    from types import SimpleNamespace
+
+    from mjlab.envs.mdp import dr
+    from mjlab.managers import SceneEntityCfg
+
+    arm, sim = _arm(
+        IdealPdActuatorCfg(
+            target_names_expr=("j1",), stiffness=10.0, damping=1.0, effort_limit=5.0
+        ),
+        PositionActuatorCfg(target_names_expr=("j2",), stiffness=20.0, damping=2.0),
+    )
+    env = SimpleNamespace(
+        scene={"arm": arm}, sim=sim, rng=torch.Generator().manual_seed(0), num_envs=N
+    )
+    asset = SceneEntityCfg("arm", joint_names=("j1", "j2"))
+    asset.joint_ids = [0, 1]
+    rows = [0, 2]
+    dr.pd_gains(env, rows, (2.0, 2.0), (3.0, 3.0), asset)
+    pd = next(a for a in arm.actuators if a.cfg.target_names_expr == ("j1",))
+    assert pd.stiffness[:, 0].tolist() == [20.0, 10.0, 20.0]
+    assert pd.damping[:, 0].tolist() == [3.0, 1.0, 3.0]
+    a2 = int(sim.mj_model.actuator("arm/j2").id)
+    gain = sim.expand_model_field("actuator_gainprm")[:, a2, 0]
+    assert gain.tolist() == pytest.approx([40.0, 20.0, 40.0])
+    assert arm.data.joint_stiffness[:, :2].tolist() == [[20, 40], [10, 20], [20, 40]]
+    # Twice: from the configured gains again, never compounding.
+    dr.pd_gains(env, rows, (2.0, 2.0), (3.0, 3.0), asset)
+    assert pd.stiffness[:, 0].tolist() == [20.0, 10.0, 20.0]
+    j1 = SceneEntityCfg("arm", joint_names=("j1",))
+    j1.joint_ids = [0]
+    dr.effort_limits(env, [1], (0.5, 0.5), j1)
+    assert pd.effort_limit[:, 0].tolist() == [5.0, 2.5, 5.0]
+    assert arm.data.joint_effort_limits[:, 0].tolist() == [5.0, 2.5, 5.0]
+    # The computed torque uses the drawn gains.
+    from mjlab.actuator import ActuatorCmd
+
+    z = torch.zeros(N, 1)
+    cmd = ActuatorCmd(
+        position_target=torch.full((N, 1), 0.1), velocity_target=z, effort_target=z, pos=z, vel=z
+    )
+    assert pd.compute(cmd)[:, 0].tolist() == pytest.approx([2.0, 1.0, 2.0])
+    assert pd.nominal_gains()["stiffness"].tolist() == [10.0]

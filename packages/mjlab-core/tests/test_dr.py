@@ -497,6 +497,11 @@ def test_encoder_bias_shifts_reported_positions_not_physics(env):
         bias[OTHER].eq(0).all() and bias[:, [i for i in range(bias.shape[1]) if i != k]].eq(0).all()
     )
     torch.testing.assert_close(data.joint_pos_biased, data.joint_pos + bias)
+    from mjlab.envs.mdp import joint_pos_rel
+
+    asset = sel(env, joint_names=["hinge"])
+    true, seen = joint_pos_rel(env, asset_cfg=asset), joint_pos_rel(env, True, asset)
+    torch.testing.assert_close(seen - true, bias[:, [k]])
 
 
 def test_bad_axis_and_range_raise(env):

@@ -329,3 +329,16 @@ def test_ray_misses_report_the_max_distance():
     torch.testing.assert_close(
         scene["scan"].heights, torch.full_like(scene["scan"].heights, 1.5 - 3.0)
     )
+
+
+def test_scene_entity_cfg_preserve_order_follows_the_patterns():
+    from mjlab.managers import SceneEntityCfg
+
+    cfg = EntityCfg(spec_fn=lambda: mujoco.MjSpec.from_string(_ARM_REVERSED_XML))
+    scene, _ = _scene({"arm": cfg}, num_envs=1, terrain=False)
+    entity_order = SceneEntityCfg("arm", joint_names=("c", "a|b"))
+    entity_order.resolve(scene)
+    assert entity_order.joint_ids == [0, 1, 2]
+    listed = SceneEntityCfg("arm", joint_names=("c", "a|b", "a"), preserve_order=True)
+    listed.resolve(scene)
+    assert listed.joint_ids == [2, 0, 1]  # c first; "a" again is kept at its first place

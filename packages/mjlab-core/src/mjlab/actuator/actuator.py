@@ -81,8 +81,9 @@ class Actuator:
         read them from the compiled model."""
         if not self.cfg._explicit:
             return None
+        nominal = self.__dict__.get("_dr_nominal", {})  # configured values, before any DR draw
         return {
-            name: getattr(self, name)[0].cpu().numpy().astype(np.float64)
+            name: nominal.get(name, getattr(self, name))[0].cpu().numpy().astype(np.float64)
             for name in ("stiffness", "damping", "effort_limit")
             if name in self.param_names
         }

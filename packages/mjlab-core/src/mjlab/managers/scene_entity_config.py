@@ -9,6 +9,19 @@ import torch
 from mjlab.utils.config import Config
 
 _ALL = slice(None)
+_KINDS = (
+    "joint",
+    "body",
+    "geom",
+    "site",
+    "actuator",
+    "tendon",
+    "camera",
+    "light",
+    "material",
+    "texture",
+    "pair",
+)
 
 
 @dataclass
@@ -65,33 +78,31 @@ class SceneEntityCfg(Config):
     """Contact pair regexes; None: all."""
     pair_ids: list[int] | slice = field(default_factory=lambda: slice(None))
     """Resolved contact pair indices (entity order); slice(None) for all."""
+    preserve_order: bool = False
+    """Order every *_ids as the patterns of its *_names are listed (each pattern's matches in
+    entity order; a part matched twice is kept at its first place) instead of entity order;
+    e.g. `joint_names=("FR_.*", "FL_.*")` then yields the FR joints first."""
 
     def resolve(self, scene) -> None:
-        """Fill the *_ids from the regexes.
+        """Fill the *_ids from the regexes (entity order, or the patterns' order with
+        `preserve_order`).
 
         Raises:
             KeyError: unknown entity. ValueError: a regex matches nothing.
         """
         obj = scene[self.name]
-        if self.joint_names is not None:
-            self.joint_ids, _ = obj.find_joints(self.joint_names)
-        if self.body_names is not None:
-            self.body_ids, _ = obj.find_bodies(self.body_names)
-        if self.geom_names is not None:
-            self.geom_ids, _ = obj.find_geoms(self.geom_names)
-        for kind in (
-            "site",
-            "actuator",
-            "tendon",
-            "camera",
-            "light",
-            "material",
-            "texture",
-            "pair",
-        ):
+        for kind in _KINDS:
             names = getattr(self, f"{kind}_names")
-            if names is not None:
-                setattr(self, f"{kind}_ids", getattr(obj, f"find_{kind}s")(names)[0])
+            if names is None:
+                continue
+            find = getattr(obj, f"find_{kind}s")
+            if not self.preserve_order or isinstance(names, str):
+                ids = find(names)[0]
+            else:
+                ids = []
+                for pattern in names:
+                    ids += [i for i in find(pattern)[0] if i not in ids]
+            setattr(self, f"{kind}_ids", ids)
 
     def select_joints(self, x: torch.Tensor) -> torch.Tensor:
         """`x[:, joint_ids]` of a (num_envs, num_joints, ...) tensor; `x` itself when every

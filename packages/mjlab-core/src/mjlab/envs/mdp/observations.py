@@ -33,11 +33,20 @@ def projected_gravity(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT
     return env.scene[asset_cfg.name].data.projected_gravity_b
 
 
-def joint_pos_rel(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
-    """Joint positions minus the default pose. Returns: (num_envs, num_selected_joints) rad."""
+def joint_pos_rel(
+    env: ManagerBasedRlEnv, biased: bool = False, asset_cfg: SceneEntityCfg = _ROBOT
+) -> torch.Tensor:
+    """Joint positions minus the default pose. Returns: (num_envs, num_selected_joints) rad.
+
+    `biased`: read the positions as the encoders report them, `joint_pos + encoder_bias`
+    (`EntityData.joint_pos_biased`; the bias is drawn by `mdp.dr.encoder_bias`), instead of the
+    true ones. On the robot the encoders' own offset plays that part, so the exported file reads
+    the measured positions either way.
+    """
     data = env.scene[asset_cfg.name].data
     sel = asset_cfg.select_joints
-    return sel(data.joint_pos) - sel(data.default_joint_pos)
+    pos = data.joint_pos_biased if biased else data.joint_pos
+    return sel(pos) - sel(data.default_joint_pos)
 
 
 def joint_vel_rel(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:

@@ -1241,6 +1241,45 @@ def _position_actuators(env, asset_cfg, term: str) -> tuple[torch.Tensor, torch.
     return local, acts
 
 
+def _explicit_split(env, asset_cfg, params: tuple[str, ...]):
+    """Split the selected joints between explicit actuators (torques computed in torch, e.g.
+    `IdealPdActuator`, whose gains are (num_envs, n) tensors on the actuator) and the rest.
+
+    Returns:
+        ([(actuator, its columns, entity-local joints)], the other selected joints), or
+        ([], None) when no explicit actuator drives a selected joint (selection unchanged).
+    """
+    entity = env.scene[asset_cfg.name]
+    local = torch.arange(len(entity.joint_ids_global))[asset_cfg.joint_ids].reshape(-1).tolist()
+    chosen, taken, parts = set(local), set(), []
+    for act in getattr(entity, "actuators", ()):
+        if not act.cfg._explicit or not all(p in act.param_names for p in params):
+            continue
+        cols = [i for i, j in enumerate(act.joint_ids) if j in chosen]
+        if cols:
+            joints = [act.joint_ids[i] for i in cols]
+            parts.append((act, cols, joints))
+            taken.update(joints)
+    if not parts:
+        return [], None
+    return parts, [j for j in local if j not in taken]
+
+
+def _explicit_nominal(act, name: str) -> torch.Tensor:
+    """The actuator's configured (num_envs, n) values of `name`, kept at the first draw (the
+    base of `scale` and `add`)."""
+    kept = act.__dict__.setdefault("_dr_nominal", {})
+    if name not in kept:
+        kept[name] = getattr(act, name).clone()
+    return kept[name]
+
+
+def _narrowed(asset_cfg, joints: list[int]):
+    sub = dataclasses.replace(asset_cfg)
+    sub.joint_ids = list(joints)
+    return sub
+
+
 def pd_gains(
     env: ManagerBasedRlEnv,
     env_ids: torch.Tensor | None,
@@ -1261,8 +1300,28 @@ def pd_gains(
 
     check_range("pd_gains: kp_range", kp_range)
     check_range("pd_gains: kd_range", kd_range)
-    local, acts = _position_actuators(env, asset_cfg, "pd_gains")
     op = resolve_operation(operation)
+    parts, rest = _explicit_split(env, asset_cfg, ("stiffness", "damping"))
+    data = env.scene[asset_cfg.name].data
+    for act, cols, joints in parts:
+        rows = env_index(env, env_ids, act.stiffness.device)
+        lo, hi = torch.tensor([kp_range[0], kd_range[0]]), torch.tensor([kp_range[1], kd_range[1]])
+        x = draw(env, distribution, lo, hi, (len(rows), len(cols), 2), act.stiffness.device)
+        r, c = rows[:, None], torch.as_tensor(cols, device=rows.device)[None, :]
+        kp0 = _explicit_nominal(act, "stiffness")[0, cols]
+        kd0 = _explicit_nominal(act, "damping")[0, cols]
+        kp = op.combine(op.initialize(kp0).expand(len(rows), -1), x[..., 0])
+        kd = op.combine(op.initialize(kd0).expand(len(rows), -1), x[..., 1])
+        act.stiffness[r, c], act.damping[r, c] = kp, kd
+        dd = data.joint_stiffness.device
+        rr, jj = rows.to(dd)[:, None], torch.as_tensor(joints, device=dd)[None, :]
+        data.joint_stiffness[rr, jj] = kp.to(dd)
+        data.joint_damping[rr, jj] = kd.to(dd)
+    if rest is not None:
+        if not rest:
+            return
+        asset_cfg = _narrowed(asset_cfg, rest)
+    local, acts = _position_actuators(env, asset_cfg, "pd_gains")
     gain = env.sim.expand_model_field("actuator_gainprm")
     bias = env.sim.expand_model_field("actuator_biasprm")
     dev = gain.device
@@ -1310,6 +1369,29 @@ def effort_limits(
     from mjlab.envs.mdp.dr.core import resolve_operation
 
     check_range("effort_limits: effort_limit_range", effort_limit_range)
+    parts, rest = _explicit_split(env, asset_cfg, ("effort_limit",))
+    op0 = resolve_operation(operation)
+    data = env.scene[asset_cfg.name].data
+    for act, cols, joints in parts:
+        base = _explicit_nominal(act, "effort_limit")[0, cols]
+        if not torch.isfinite(base).all() and op0.name != "abs":
+            raise ValueError(
+                f"effort_limits: explicit actuator joints {joints} have no effort limit to "
+                f"'{op0.name}'; set effort_limit on their actuator config or use operation='abs'."
+            )
+        rows = env_index(env, env_ids, act.effort_limit.device)
+        lo, hi = torch.tensor(effort_limit_range[0]), torch.tensor(effort_limit_range[1])
+        x = draw(env, distribution, lo, hi, (len(rows), len(cols)), act.effort_limit.device)
+        lim = op0.combine(op0.initialize(base).expand(len(rows), -1), x).abs()
+        r, c = rows[:, None], torch.as_tensor(cols, device=rows.device)[None, :]
+        act.effort_limit[r, c] = lim
+        dd = data.joint_effort_limits.device
+        rr, jj = rows.to(dd)[:, None], torch.as_tensor(joints, device=dd)[None, :]
+        data.joint_effort_limits[rr, jj] = lim.to(dd)
+    if rest is not None:
+        if not rest:
+            return
+        asset_cfg = _narrowed(asset_cfg, rest)
     local, acts = _position_actuators(env, asset_cfg, "effort_limits")
     model = env.sim.mj_model
     limited = model.actuator_forcelimited[acts.numpy()].astype(bool)
