@@ -594,3 +594,34 @@ def test_pseudo_inertia_t_shifts_centre_of_mass(env):
     torch.testing.assert_close(
         view(env, "body_mass")[ROWS, b].double(), default(env, "body_mass")[b].expand(2)
     )
+
+
+def test_with_mjlab_dr_randomizes_a_velocity_task_and_leaves_its_config():
+    from mjlab.tasks.velocity.config.go1 import GO1_VELOCITY
+    from mjlab.tasks.velocity.velocity_env_cfg import velocity_env_cfg, with_mjlab_dr
+
+    base = velocity_env_cfg(GO1_VELOCITY, rough=False, num_envs=4)
+    cfg = with_mjlab_dr(base, GO1_VELOCITY)
+    assert "encoder_bias" not in base.events
+    assert "biased" not in base.observations["actor"].terms["joint_pos"].params
+    env = ManagerBasedRlEnv(cfg)
+    try:
+        env.reset()
+        robot = env.scene["robot"]
+        bias = robot.data.encoder_bias
+        assert bias.abs().max() <= 0.015 and bias.abs().min() > 0
+        assert bias.std(dim=0).min() > 0  # drawn per env
+        acts = torch.as_tensor(robot.joint_actuator_ids)
+        nominal = torch.as_tensor(env.sim.mj_model.actuator_gainprm[acts.numpy(), 0])
+        ratio = robot.data.joint_stiffness.cpu().double() / nominal
+        assert ratio.min() >= 0.9 - 1e-6 and ratio.max() <= 1.1 + 1e-6 and ratio.std() > 0
+        base_id = robot.body_ids_global[robot.find_bodies((GO1_VELOCITY.robot.base_body,))[0][0]]
+        ipos = env.sim.expand_model_field("body_ipos")[:, base_id]
+        shift = ipos - torch.as_tensor(env.sim.mj_model.body_ipos[base_id], dtype=ipos.dtype)
+        assert shift.abs().max() <= 0.025 + 1e-6 and shift.abs().max() > 0
+        from mjlab.envs.mdp import joint_pos_rel
+
+        seen = joint_pos_rel(env, True)
+        torch.testing.assert_close(seen - joint_pos_rel(env), bias)
+    finally:
+        env.close()

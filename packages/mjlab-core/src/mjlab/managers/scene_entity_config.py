@@ -95,7 +95,7 @@ class SceneEntityCfg(Config):
             names = getattr(self, f"{kind}_names")
             if names is None:
                 continue
-            find = getattr(obj, f"find_{kind}s")
+            find = getattr(obj, "find_bodies" if kind == "body" else f"find_{kind}s")
             if not self.preserve_order or isinstance(names, str):
                 ids = find(names)[0]
             else:

@@ -269,3 +269,43 @@ def velocity_play_env_cfg(
             lin_vel_x=(vx, vx), lin_vel_y=(vy, vy), ang_vel_z=(wz, wz), heading=None
         )
     return cfg
+
+
+def with_mjlab_dr(cfg: ManagerBasedRlEnvCfg, task: VelocityRobotCfg) -> ManagerBasedRlEnvCfg:
+    """A copy of a velocity config with sim-to-real randomization from `mjlab.envs.mdp.dr` added
+    on top of the task's own (foot friction, base mass, pushes), as mjlab's velocity recipes
+    randomize; `cfg` is left as it was.
+
+    Added startup events, drawn once per env:
+    - `encoder_bias`: a joint encoder offset U(-0.015, 0.015) rad per joint, which the actor's
+      `joint_pos` term then reads (`joint_pos_rel(biased=True)`); the critic sees true positions.
+    - `pd_gains`: the position actuators' kp and kd each scaled by U(0.9, 1.1) per joint.
+    - `base_com`: the base body's centre of mass moved by U(-0.025, 0.025) m on each axis.
+
+    The built-in tasks train without them (their committed curves and policies are from the
+    recipe as it is); use this for a policy meant for a real robot, e.g.
+    `with_mjlab_dr(velocity_env_cfg(G1_VELOCITY, rough=False), G1_VELOCITY)`.
+    """
+    from mjlab.envs.mdp import dr
+
+    out = copy.deepcopy(cfg)
+    out.events = dict(out.events)
+    out.events["encoder_bias"] = EventTermCfg(
+        func=dr.encoder_bias, mode="startup", params={"bias_range": (-0.015, 0.015)}
+    )
+    out.events["pd_gains"] = EventTermCfg(
+        func=dr.pd_gains,
+        mode="startup",
+        params={"kp_range": (0.9, 1.1), "kd_range": (0.9, 1.1), "operation": "scale"},
+    )
+    out.events["base_com"] = EventTermCfg(
+        func=dr.body_com_offset,
+        mode="startup",
+        params={
+            "ranges": (-0.025, 0.025),
+            "asset_cfg": SceneEntityCfg("robot", body_names=(task.robot.base_body,)),
+        },
+    )
+    joint_pos = out.observations["actor"].terms["joint_pos"]
+    joint_pos.params = {**joint_pos.params, "biased": True}
+    return out
