@@ -604,6 +604,8 @@ def test_with_mjlab_dr_randomizes_a_velocity_task_and_leaves_its_config():
     cfg = with_mjlab_dr(base, GO1_VELOCITY)
     assert "encoder_bias" not in base.events
     assert "biased" not in base.observations["actor"].terms["joint_pos"].params
+    assert cfg.observations["actor"].terms["joint_pos"].params == {"biased": True}
+    assert "biased" not in cfg.observations["critic"].terms["joint_pos"].params
     env = ManagerBasedRlEnv(cfg)
     try:
         env.reset()
@@ -625,3 +627,23 @@ def test_with_mjlab_dr_randomizes_a_velocity_task_and_leaves_its_config():
         torch.testing.assert_close(seen - joint_pos_rel(env), bias)
     finally:
         env.close()
+
+
+def test_state_taken_after_randomization_restores_into_a_fresh_env():
+    """`mdp.dr`'s cache of compiled values is not env state: a state captured after a draw
+    restores into an env with the same per-world fields that has not drawn through `dr`, and
+    brings the drawn values."""
+    a, b = make_env(2), make_env(2)
+    try:
+        a.reset()
+        b.reset()
+        dr.geom_friction(a, None, (0.5, 0.9), sel(a, geom_names=["pole"]))
+        b.sim.expand_model_field("geom_friction")
+        assert "_dr_defaults" in a.__dict__ and "_dr_defaults" not in b.__dict__
+        b.set_state(a.get_state())
+        torch.testing.assert_close(
+            b.sim.expand_model_field("geom_friction"), a.sim.expand_model_field("geom_friction")
+        )
+    finally:
+        a.close()
+        b.close()

@@ -59,6 +59,9 @@ class ManagerBasedRlEnv:
             term.
     """
 
+    _snapshot_exclude = ("_dr_defaults",)
+    """`mdp.dr`'s copy of the compiled model's values (constants, made on first use)."""
+
     metadata: ClassVar[dict] = {"render_modes": [None, "rgb_array"]}
     is_vector_env = True
 

@@ -46,7 +46,9 @@ def _uniform(lo, hi, shape, gen):
 
 
 def _log_uniform(lo, hi, shape, gen):
-    if bool((lo <= 0).any()) or bool((hi <= 0).any()):
+    # Checked here for bounds on the host; `draw` checks them before moving them to a device
+    # (a check on a CUDA tensor would wait for the device).
+    if lo.device.type == "cpu" and (bool((lo <= 0).any()) or bool((hi <= 0).any())):
         raise ValueError("log_uniform: range bounds must be > 0.")
     return torch.exp(_uniform(torch.log(lo), torch.log(hi), shape, gen))
 
@@ -125,6 +127,10 @@ def draw(
 ) -> torch.Tensor:
     dist = resolve_distribution(distribution)
     gen = env.rng
+    if dist.name == "log_uniform":
+        lo_h, hi_h = torch.as_tensor(lo).cpu(), torch.as_tensor(hi).cpu()
+        if bool((lo_h <= 0).any()) or bool((hi_h <= 0).any()):
+            raise ValueError("log_uniform: range bounds must be > 0.")
     lo = torch.as_tensor(lo, dtype=torch.float32, device=gen.device)
     hi = torch.as_tensor(hi, dtype=torch.float32, device=gen.device)
     return dist.sample(lo, hi, shape, gen).to(device)
