@@ -179,6 +179,7 @@ def test_dc_motor_from_datasheet_clips_pd_by_the_torque_speed_line():
 
 
 def test_learned_mlp_reads_scaled_history_in_input_order(tmp_path):
+    SAT, VMAX = 0.3, 2.0
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
     path = tmp_path / "actuator_net.pt"
@@ -191,8 +192,12 @@ def test_learned_mlp_reads_scaled_history_in_input_order(tmp_path):
         torque_scale=3.0,
         input_order="vel_pos",
         history_length=2,
+        saturation_effort=SAT,
+        velocity_limit=VMAX,
     )
+    assert isinstance(cfg, DcMotorActuatorCfg)
     arm, sim = _arm(cfg, BuiltinMotorActuatorCfg(target_names_expr=("j3",), effort_limit=1.0))
+    arm.write_joint_state_to_sim(torch.zeros(N, 3), torch.tensor([[1.0, -1.5, 0.0]]).repeat(N, 1))
     target = torch.tensor([[0.4, -0.2, 0.0]]).repeat(N, 1)
     arm.set_joint_position_target(target)
     errors, vels = [], []
@@ -210,9 +215,12 @@ def test_learned_mlp_reads_scaled_history_in_input_order(tmp_path):
         -1,
     ).reshape(-1, 4)
     with torch.no_grad():
-        expected = (net(x).reshape(N, 2) * 3.0).float()
+        raw = (net(x).reshape(N, 2) * 3.0).float()
+    # The network's torque goes through the DC motor's torque-speed clip (mjlab 1.6).
+    expected = _dc_expected(raw, vels[1], SAT, VMAX, float("inf"))
     torch.testing.assert_close(arm.data.actuator_force[:, :2], expected, atol=1e-5, rtol=1e-5)
     assert expected.abs().min() > 1e-3
+    assert (expected != raw).any()  # the clip acts here
 
 
 def test_xml_actuators_are_kept_as_written():
@@ -413,3 +421,139 @@ def test_dr_pd_gains_and_effort_limits_reach_explicit_and_builtin_actuators():
     )
     assert pd.compute(cmd)[:, 0].tolist() == pytest.approx([2.0, 1.0, 2.0])
     assert pd.nominal_gains()["stiffness"].tolist() == [10.0]
+
+
+def test_overlapping_configs_the_last_one_owns_the_shared_joints():
+    arm, sim = _arm(
+        IdealPdActuatorCfg(target_names_expr=("j.*",), stiffness=20.0, damping=0.5),
+        BuiltinPositionActuatorCfg(target_names_expr=("j1",), stiffness=5.0, damping=0.0),
+    )
+    pd, servo = arm.actuators
+    assert pd.joint_ids == [1, 2] and pd.joint_names == ["j2", "j3"]
+    assert servo.joint_ids == [0]
+    assert arm.data.joint_stiffness[0].tolist() == [5.0, 20.0, 20.0]
+    assert arm.data.joint_damping[0].tolist() == [0.0, 0.5, 0.5]
+    q, qd = _random_state(arm, sim)
+    target = torch.tensor([[0.3, -0.2, 0.1]]).repeat(N, 1)
+    arm.set_joint_position_target(target)
+    sim.step(1)
+    j1 = arm.joint_actuator_ids[0]
+    # j1's servo gets the position target as its ctrl (not a PD torque).
+    torch.testing.assert_close(sim.data.ctrl[:, j1].float(), target[:, 0])
+    torch.testing.assert_close(
+        arm.data.actuator_force[:, 0], 5.0 * (target[:, 0] - q[:, 0]), atol=1e-5, rtol=1e-5
+    )
+    pd_torque = 20.0 * (target[:, 1:] - q[:, 1:]) + 0.5 * (0.0 - qd[:, 1:])
+    torch.testing.assert_close(arm.data.actuator_force[:, 1:], pd_torque, atol=1e-5, rtol=1e-5)
+    # A config left with no joint gets no runtime actuator.
+    arm2, _ = _arm(
+        BuiltinPositionActuatorCfg(target_names_expr=("j1",), stiffness=5.0, damping=0.0),
+        IdealPdActuatorCfg(target_names_expr=("j.*",), stiffness=20.0, damping=0.5),
+    )
+    assert [type(a.cfg) for a in arm2.actuators] == [IdealPdActuatorCfg]
+
+
+def test_builtin_dc_motor_datasheet_gives_its_stall_torque_and_no_load_speed():
+    gear = 4.0
+    sheet = DcMotorDatasheetParams(nominal_voltage=24.0, stall_torque=6.0, no_load_speed=3.0)
+    arm, sim = _arm(
+        BuiltinDcMotorActuatorCfg(target_names_expr=("j1",), motor_params=sheet, gear=gear)
+    )
+    dc = arm.joint_actuator_ids[0]
+    assert not sim.mj_model.actuator_forcelimited[dc]
+    # Datasheet at the output shaft: 6 N m at zero speed, zero torque at 3 rad/s, at 24 V.
+    qd = torch.tensor([[0.0, 0.0, 0.0], [3.0, 0.0, 0.0], [1.5, 0.0, 0.0]])
+    arm.write_joint_state_to_sim(torch.zeros(N, 3), qd)
+    sim.data.ctrl[:, dc] = 24.0
+    sim.forward()
+    torch.testing.assert_close(
+        arm.data.actuator_force[:, 0], torch.tensor([6.0, 0.0, 3.0]), atol=1e-5, rtol=1e-5
+    )
+    with pytest.raises(ValueError, match=r"kt=0.5 != ke=8.0"):
+        _arm(
+            BuiltinDcMotorActuatorCfg(
+                target_names_expr=("j1",),
+                motor_params=DcMotorPhysicalParams(kt=0.5, ke=8.0, resistance=1.0),
+            )
+        )
+    # The config keeps effort_limit None (unlimited), as given.
+    cfg = BuiltinDcMotorActuatorCfg(target_names_expr=("j1",), motor_params=sheet)
+    assert cfg.effort_limit is None
+
+
+def test_xml_actuator_cfg_rejects_an_effort_limit():
+    with pytest.raises(ValueError, match="keep the MJCF's own forcerange"):
+        XmlActuatorCfg(target_names_expr=("j.*",), effort_limit=1.0)
+
+
+def _delayed():
+    return IdealPdActuatorCfg(
+        target_names_expr=("j.*",),
+        stiffness=1.0,
+        damping=0.0,
+        delay_min_lag=0,
+        delay_max_lag=8,
+        delay_update_period=2,
+        delay_hold_prob=0.3,
+    )
+
+
+def _arm_with_generator(seed, num_envs=8):
+    cfg = EntityCfg(
+        spec_fn=lambda: mujoco.MjSpec.from_string(ARM),
+        articulation=EntityArticulationInfoCfg(actuators=(_delayed(),)),
+    )
+    scene = Scene(SceneCfg(num_envs=num_envs, entities={"arm": cfg}, terrain=None))
+    sim = Simulation(num_envs, SimulationCfg(nthread=1), scene.compile())
+    arm = scene["arm"]
+    gen = torch.Generator().manual_seed(seed)  # the env's rng
+    arm.initialize(sim.mj_model, sim, torch.zeros(num_envs, 3), generator=gen)
+    sim.reset(forward=False)
+    arm.reset(torch.arange(num_envs))
+    sim.forward()
+    return arm, sim
+
+
+def test_delay_lags_come_from_the_given_generator_not_torch_global_rng():
+    state = torch.get_rng_state()
+    lags = []
+    for _ in range(2):
+        arm, sim = _arm_with_generator(seed=7)
+        buf = arm.fused_actuators.actuators[0].delay
+        seq = [buf.lag.clone()]
+        for _ in range(6):
+            arm.set_joint_position_target(torch.zeros(8, 3))
+            sim.step(1)
+            seq.append(buf.lag.clone())
+        arm.reset(torch.arange(8))
+        seq.append(buf.lag.clone())
+        lags.append(torch.stack(seq))
+    assert torch.equal(lags[0], lags[1])
+    assert len(set(lags[0].flatten().tolist())) > 1
+    assert torch.equal(torch.get_rng_state(), state)  # global RNG untouched
+    other, _ = _arm_with_generator(seed=8)
+    assert not torch.equal(other.fused_actuators.actuators[0].delay.lag, lags[0][-1])
+
+
+def test_joint_pos_target_reports_position_targets_with_explicit_actuators():
+    arm, sim = _arm(
+        IdealPdActuatorCfg(target_names_expr=("j1", "j2"), stiffness=20.0, damping=0.5),
+        BuiltinPositionActuatorCfg(target_names_expr=("j3",), stiffness=5.0, damping=0.0),
+    )
+    torch.testing.assert_close(arm.data.joint_pos_target, torch.zeros(N, 3))  # default pose
+    target = torch.tensor([[0.3, -0.2, 0.1]]).repeat(N, 1)
+    arm.set_joint_position_target(target)
+    sim.step(1)
+    torch.testing.assert_close(arm.data.joint_pos_target, target)
+    arm.set_joint_position_target(torch.full((N, 1), 0.7), joint_ids=[0])
+    assert arm.data.joint_pos_target[:, 0].tolist() == pytest.approx([0.7] * N)
+
+
+def test_invalid_target_write_leaves_the_targets_unchanged():
+    arm, _ = _arm(IdealPdActuatorCfg(target_names_expr=("j1", "j2"), stiffness=20.0, damping=0.5))
+    before = arm._targets.clone()
+    with pytest.raises(ValueError, match="actuated joints"):  # 3 actuated joints (j3: MJCF)
+        arm.set_joint_position_target(torch.ones(N, 2))
+    assert torch.equal(arm._targets, before)
+    # The same joint list reuses one cached index tensor.
+    assert arm._target_columns([0, 1]) is arm._target_columns([0, 1])

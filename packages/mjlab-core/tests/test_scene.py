@@ -342,3 +342,24 @@ def test_scene_entity_cfg_preserve_order_follows_the_patterns():
     listed = SceneEntityCfg("arm", joint_names=("c", "a|b", "a"), preserve_order=True)
     listed.resolve(scene)
     assert listed.joint_ids == [2, 0, 1]  # c first; "a" again is kept at its first place
+
+
+def test_cameras_and_lights_on_the_entity_worldbody_are_found():
+    from mjlab.entity import CameraCfg, LightCfg
+
+    xml = """
+    <mujoco><worldbody><body name="b"><freejoint/><geom type="sphere" size="0.1"/>
+    <camera name="onbody"/></body></worldbody></mujoco>"""
+    cfg = EntityCfg(
+        spec_fn=lambda: mujoco.MjSpec.from_string(xml),
+        cameras=(CameraCfg(name="overview", pos=(0.0, -2.0, 1.0)),),
+        lights=(LightCfg(name="lamp", pos=(0.0, 0.0, 3.0)),),
+    )
+    scene, sim = _scene({"ball": cfg}, num_envs=2, terrain=False)
+    ball = scene["ball"]
+    _, names = ball.find_cameras(("overview", "onbody"))
+    assert sorted(names) == ["onbody", "overview"]
+    overview = ball.camera_ids_global[ball.camera_names.index("overview")]
+    assert mujoco.mj_id2name(sim.mj_model, mujoco.mjtObj.mjOBJ_CAMERA, overview) == "ball/overview"
+    _, lights = ball.find_lights("lamp")
+    assert lights == ["lamp"]

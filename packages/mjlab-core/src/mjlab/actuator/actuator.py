@@ -51,20 +51,38 @@ class Actuator:
         self.joint_ids = list(joint_ids)
         self.joint_names = list(joint_names)
         self.delay: DelayBuffer | None = None
+        self._value_names = list(joint_names)  # the config's whole selection (values resolve)
+        self._keep = list(range(len(joint_ids)))
+
+    def restrict(self, keep: list[int]) -> None:
+        """Keep only the selected joints at positions `keep` (those a later config does not
+        take over); per-joint values still resolve over the whole selection."""
+        self._keep = list(keep)
+        self.joint_ids = [self.joint_ids[p] for p in keep]
+        self.joint_names = [self.joint_names[p] for p in keep]
 
     @property
     def needs_substep(self) -> bool:
         """Whether the entity must compute this actuator's ctrl before every physics step."""
         return self.cfg._explicit or self.cfg.has_delay
 
-    def initialize(self, ctrl_ids: np.ndarray, num_envs: int, device: torch.device) -> None:
-        """Bind to the compiled model: `ctrl_ids` are the global actuator ids of the joints."""
+    def initialize(
+        self,
+        ctrl_ids: np.ndarray,
+        num_envs: int,
+        device: torch.device,
+        generator: torch.Generator | None = None,
+    ) -> None:
+        """Bind to the compiled model: `ctrl_ids` are the global actuator ids of the joints;
+        `generator` draws the delay lags (None: a private generator seeded with 0; torch's
+        global generator is never used)."""
         self.num_envs, self.device = num_envs, device
         self.ctrl_ids = torch.as_tensor(ctrl_ids, device=device)
         self._joint_index = torch.as_tensor(self.joint_ids, device=device)
-        values = self.cfg._per_joint(self.joint_names)
+        values = self.cfg._per_joint(self._value_names)
         for name in self.param_names:
             v = values.get(name)
+            v = None if v is None else [v[p] for p in self._keep]
             v = (
                 [np.inf if name == "effort_limit" else 0.0] * len(self.joint_ids)
                 if v is None
@@ -74,7 +92,7 @@ class Actuator:
                 self, name, torch.tensor(v, dtype=torch.float32, device=device).repeat(num_envs, 1)
             )
         if self.cfg.has_delay:
-            self.delay = DelayBuffer(self.cfg, num_envs, len(self.joint_ids), device)
+            self.delay = DelayBuffer(self.cfg, num_envs, len(self.joint_ids), device, generator)
 
     def nominal_gains(self) -> dict[str, np.ndarray] | None:
         """Per-joint stiffness/damping/effort_limit to report (explicit actuators), or None to
@@ -133,8 +151,20 @@ class DelayBuffer:
     probability `delay_hold_prob`), staggered by a random per-env phase if asked.
     """
 
-    def __init__(self, cfg: ActuatorCfg, num_envs: int, n: int, device: torch.device):
+    def __init__(
+        self,
+        cfg: ActuatorCfg,
+        num_envs: int,
+        n: int,
+        device: torch.device,
+        generator: torch.Generator | None = None,
+    ):
         self.cfg = cfg
+        if generator is None:
+            generator = torch.Generator(device=device).manual_seed(0)
+        self.generator = generator
+        """Draws the lags, the phases and the hold decisions (the env's `rng`)."""
+        self._gen_device = generator.device
         self.size = cfg.delay_max_lag + 1
         self.buf = torch.zeros(self.size, num_envs, 3, n, device=device)
         self.head = 0
@@ -142,16 +172,23 @@ class DelayBuffer:
         self.lag = self._draw(num_envs, device)
         period = max(cfg.delay_update_period, 1)
         self.phase = (
-            torch.randint(0, period, (num_envs,), device=device)
+            torch.randint(0, period, (num_envs,), device=self._gen_device, generator=generator).to(
+                device
+            )
             if cfg.delay_per_env_phase
             else torch.zeros(num_envs, dtype=torch.long, device=device)
         )
         self._envs = torch.arange(num_envs, device=device)
 
     def _draw(self, count: int, device) -> torch.Tensor:
-        return torch.randint(
-            self.cfg.delay_min_lag, self.cfg.delay_max_lag + 1, (count,), device=device
+        lag = torch.randint(
+            self.cfg.delay_min_lag,
+            self.cfg.delay_max_lag + 1,
+            (count,),
+            device=self._gen_device,
+            generator=self.generator,
         )
+        return lag.to(device)
 
     def push(self, command: torch.Tensor) -> torch.Tensor:
         """Store `command` (num_envs, 3, n) and return each env's lagged command."""
@@ -161,7 +198,12 @@ class DelayBuffer:
         period = self.cfg.delay_update_period
         if period > 0:
             due = (self.count + self.phase) % period == 0
-            keep = torch.rand(due.shape, device=due.device) < self.cfg.delay_hold_prob
+            keep = (
+                torch.rand(due.shape, device=self._gen_device, generator=self.generator).to(
+                    due.device
+                )
+                < self.cfg.delay_hold_prob
+            )
             self.lag = torch.where(due & ~keep, self._draw(len(due), due.device), self.lag)
         return self.buf[(self.head - self.lag) % self.size, self._envs]
 

@@ -246,10 +246,14 @@ class MotorActuatorCfg(ActuatorCfg):
     gear: float = 1.0
     """Transmission ratio."""
 
+    _requires_effort_limit: ClassVar[bool] = True  # it bounds ctrl
+
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.effort_limit is None:
-            raise ValueError("MotorActuatorCfg.effort_limit is required (N m): it bounds ctrl.")
+        if self._requires_effort_limit and self.effort_limit is None:
+            raise ValueError(
+                f"{type(self).__name__}.effort_limit is required (N m): it bounds ctrl."
+            )
 
     _target_field = CommandField.EFFORT
 

@@ -83,7 +83,8 @@ class DcMotorInputMode(enum.Enum):
 @dataclass(kw_only=True)
 class BuiltinDcMotorActuatorCfg(MotorActuatorCfg):
     """MuJoCo's `dcmotor` actuator (MuJoCo >= 3.4): ctrl is the applied voltage and MuJoCo
-    computes tau = gear kt (V - ke gear qd) / R (quasi-static model, MuJoCo's DC motor note).
+    computes tau = gear K (V - K gear qd) / R (quasi-static model, MuJoCo's DC motor note; K is
+    the motor constant, see `_constants`).
 
     Supported here: `motor_params`, `mode` VOLTAGE, `voltage_limit`, `effort_limit`, `gear`.
     The controller, electrical, thermal, cogging and friction extensions must keep their
@@ -125,10 +126,12 @@ class BuiltinDcMotorActuatorCfg(MotorActuatorCfg):
 
     _target_field: ClassVar[CommandField] = CommandField.EFFORT
 
+    _requires_effort_limit: ClassVar[bool] = False  # None: no forcerange
+
     def __post_init__(self) -> None:
-        if self.effort_limit is None:
-            self.effort_limit = float("inf")  # MotorActuatorCfg requires one
         super().__post_init__()
+        if self.gear <= 0:
+            raise ValueError(f"BuiltinDcMotorActuatorCfg.gear must be > 0, got {self.gear}.")
         for name in (
             "stiffness",
             "damping",
@@ -152,17 +155,30 @@ class BuiltinDcMotorActuatorCfg(MotorActuatorCfg):
             values["effort_limit"] = None  # unlimited: no forcerange
         return values
 
-    def _constants(self) -> tuple[float, float, float]:
-        """(kt, ke, R). From a datasheet: ke = V / no-load speed, R = 1 Ohm and
-        kt = stall torque R / V (only the ratios kt/R and ke enter the torque law)."""
+    def _constants(self) -> tuple[float, float]:
+        """(K, R): the motor constant (torque constant = back-EMF constant, N m/A = V s/rad, at
+        the motor shaft) and the winding resistance, Ohm.
+
+        MuJoCo compiles `motorconst=[kt, ke]` into one constant sqrt(kt ke), so only K = kt = ke
+        is meaningful: `DcMotorPhysicalParams` with kt != ke raises ValueError. A datasheet is
+        read at the output shaft (after `gear`): no-load speed w0 = V / (gear K) and stall torque
+        tau_s = gear K V / R give K = V / (gear w0) and R = gear K V / tau_s = V^2 / (w0 tau_s).
+        """
         p = self.motor_params
         if isinstance(p, DcMotorPhysicalParams):
-            return p.kt, p.ke, p.resistance
-        return p.stall_torque / p.nominal_voltage, p.nominal_voltage / p.no_load_speed, 1.0
+            if not np.isclose(p.kt, p.ke, rtol=1e-9, atol=0.0):
+                raise ValueError(
+                    f"BuiltinDcMotorActuatorCfg.motor_params: kt={p.kt} != ke={p.ke}; MuJoCo's "
+                    "dcmotor uses one motor constant (kt = ke in SI units). Give kt == ke, or a "
+                    "DcMotorDatasheetParams."
+                )
+            return p.kt, p.resistance
+        k = p.nominal_voltage / (self.gear * p.no_load_speed)
+        return k, self.gear * k * p.nominal_voltage / p.stall_torque
 
     def _configure(self, actuator, index, values) -> None:
-        kt, ke, r = self._constants()
-        actuator.set_to_dcmotor(motorconst=[kt, ke], resistance=r)
+        k, r = self._constants()
+        actuator.set_to_dcmotor(motorconst=[k, k], resistance=r)
         actuator.gear[0] = self.gear
         if self.voltage_limit is None:
             actuator.ctrllimited = mujoco.mjtLimited.mjLIMITED_FALSE
@@ -205,10 +221,7 @@ class BuiltinMuscleActuatorCfg(BuiltinMotorActuatorCfg):
     effort_limit: float | None = None
     """Unused by muscles (their force is bounded by `force`); None."""
 
-    def __post_init__(self) -> None:
-        if self.effort_limit is None:
-            self.effort_limit = float("inf")
-        super().__post_init__()
+    _requires_effort_limit: ClassVar[bool] = False  # no forcerange on a muscle
 
     def _configure(self, actuator, index, values) -> None:
         actuator.set_to_muscle(

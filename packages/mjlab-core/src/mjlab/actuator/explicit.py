@@ -136,24 +136,30 @@ class DcMotorActuator(IdealPdActuator):
     param_names = ("stiffness", "damping", "effort_limit", "saturation_effort", "velocity_limit")
 
     def compute(self, cmd: ActuatorCmd) -> torch.Tensor:
-        ratio = cmd.vel / self.velocity_limit
+        return self.clip(self.pd_torque(cmd), cmd.vel)
+
+    def clip(self, torque: torch.Tensor, vel: torch.Tensor) -> torch.Tensor:
+        """`torque` (num_envs, n), N m, clipped by the torque-speed line at joint velocities
+        `vel` (num_envs, n), rad/s, and by +-effort_limit."""
+        ratio = vel / self.velocity_limit
         upper = torch.minimum(
             (self.saturation_effort * (1.0 - ratio)).clamp(min=0.0), self.effort_limit
         )
         lower = torch.maximum(
             (self.saturation_effort * (-1.0 - ratio)).clamp(max=0.0), -self.effort_limit
         )
-        return torch.maximum(torch.minimum(self.pd_torque(cmd), upper), lower)
+        return torch.maximum(torch.minimum(torque, upper), lower)
 
 
 @dataclass(kw_only=True)
-class LearnedMlpActuatorCfg(ActuatorCfg):
+class LearnedMlpActuatorCfg(DcMotorActuatorCfg):
     """A learned actuator network (TorchScript) mapping, per joint, the recent position errors
     (q* - q) and velocities to a torque (Hwangbo et al., Science Robotics 2019).
 
     Input per joint: `history_length` samples of each, newest first, scaled by `pos_scale` /
     `vel_scale`, concatenated in `input_order`; shape (num_envs * n, 2 history_length).
-    Output (num_envs * n, 1) times `torque_scale`, clipped to +-effort_limit.
+    Output (num_envs * n, 1) times `torque_scale`, then clipped like `DcMotorActuatorCfg` by the
+    torque-speed line (`saturation_effort`, `velocity_limit`) and +-effort_limit.
     """
 
     network_file: str
@@ -185,21 +191,12 @@ class LearnedMlpActuatorCfg(ActuatorCfg):
         if self.history_length < 1:
             raise ValueError("LearnedMlpActuatorCfg.history_length must be >= 1.")
 
-    def _gain_fields(self) -> tuple[str, ...]:
-        return ("stiffness", "damping")
 
-    def _configure(self, actuator, index, values) -> None:
-        actuator.set_to_motor()
-        actuator.ctrllimited = mujoco.mjtLimited.mjLIMITED_FALSE
-
-
-class LearnedMlpActuator(Actuator):
+class LearnedMlpActuator(DcMotorActuator):
     """Runtime of `LearnedMlpActuatorCfg`: the network and the per-env histories."""
 
-    param_names = ("stiffness", "damping", "effort_limit")
-
-    def initialize(self, ctrl_ids, num_envs, device) -> None:
-        super().initialize(ctrl_ids, num_envs, device)
+    def initialize(self, ctrl_ids, num_envs, device, generator=None) -> None:
+        super().initialize(ctrl_ids, num_envs, device, generator)
         try:
             self.network = torch.jit.load(self.cfg.network_file, map_location=device).eval()
         except Exception as err:  # a missing or non-TorchScript file
@@ -223,7 +220,7 @@ class LearnedMlpActuator(Actuator):
         inputs = torch.cat(parts, dim=-1).reshape(n_envs * n, -1)
         with torch.no_grad():
             out = self.network(inputs).reshape(n_envs, n) * cfg.torque_scale
-        return torch.clamp(out, -self.effort_limit, self.effort_limit)
+        return self.clip(out, cmd.vel)
 
     def reset(self, env_ids, targets) -> None:
         super().reset(env_ids, targets)

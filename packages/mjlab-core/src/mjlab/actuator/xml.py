@@ -17,6 +17,14 @@ class XmlActuatorCfg(ActuatorCfg):
     command_field: CommandField = CommandField.POSITION
     """Which target drives ctrl: position, velocity or effort."""
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.effort_limit is not None:
+            raise ValueError(
+                "XmlActuatorCfg.effort_limit must be None: XML actuators keep the MJCF's own "
+                "forcerange; edit the MJCF, or use a Builtin*ActuatorCfg to set a limit."
+            )
+
     def target_field(self) -> CommandField:
         return self.command_field
 

@@ -194,37 +194,60 @@ class Entity:
 
     def _edit_actuators(self) -> None:
         self.actuators: list = []
-        """Runtime `mjlab.actuator.Actuator`s, one per actuator config, in config order."""
+        """Runtime `mjlab.actuator.Actuator`s in config order, each with the joints it finally
+        owns: where configs overlap, the last config selecting a joint owns it (as its actuator
+        replaces the earlier ones in the spec); a config left with no joint gets no runtime."""
         if self.cfg.articulation is None:
             return
         joints = [j for j in self.spec.joints if j.type != _FREE]
         names = [j.name for j in joints]
-        owner: dict[int, tuple] = {}  # joint -> (cfg, index in cfg, values)
-        for act_cfg in self.cfg.articulation.actuators:
+        selections = []
+        final: dict[int, int] = {}  # joint -> index of the last config selecting it
+        for k, act_cfg in enumerate(self.cfg.articulation.actuators):
             ids, sel = resolve_matching_names(
                 act_cfg.names_expr, names, what="joint", owner=f"entity '{self.name}'"
             )
-            self.actuators.append(act_cfg.build(ids, sel))
+            selections.append((ids, sel))
+            for i in ids:
+                final[i] = k
+        owner: dict[int, tuple] = {}  # joint -> (cfg, index in cfg, values)
+        for k, (act_cfg, (ids, sel)) in enumerate(
+            zip(self.cfg.articulation.actuators, selections, strict=True)
+        ):
+            keep = [p for p, i in enumerate(ids) if final[i] == k]
+            if keep:
+                runtime = act_cfg.build(ids, sel)
+                runtime.restrict(keep)
+                self.actuators.append(runtime)
             if not self.cfg.sort_actuators or isinstance(act_cfg, XmlActuatorCfg):
                 act_cfg.apply(self.spec, [joints[i] for i in ids])
                 continue
             # Sorted: delete now, add every configured actuator below in joint order.
             act_cfg.remove_existing(self.spec, [joints[i] for i in ids])
             values = act_cfg._per_joint(sel)
-            for k, i in enumerate(ids):
-                owner[i] = (act_cfg, k, values)
+            for p, i in enumerate(ids):
+                owner[i] = (act_cfg, p, values)
         for i in sorted(owner):
-            act_cfg, k, values = owner[i]
-            act_cfg.add_one(self.spec, joints[i], k, values)
+            act_cfg, p, values = owner[i]
+            act_cfg.add_one(self.spec, joints[i], p, values)
 
     # -- after compile ---------------------------------------------------------------------------
-    def initialize(self, model: mujoco.MjModel, sim, env_origins: torch.Tensor) -> None:
+    def initialize(
+        self,
+        model: mujoco.MjModel,
+        sim,
+        env_origins: torch.Tensor,
+        generator: torch.Generator | None = None,
+    ) -> None:
         """Resolve this entity's ids in the compiled scene model and bind the views.
 
         Args:
             model: the compiled scene model (entity names carry the "<name>/" prefix).
             sim: the `mjlab.sim.Simulation` running it.
             env_origins: (num_envs, 3) world positions of the env origins, m.
+            generator: the env's torch generator (`env.rng`), for the actuators' random delays;
+                None: each delayed actuator uses a private generator seeded with 0 (torch's
+                global generator is never drawn from).
         """
         prefix = f"{self.name}/"
         self.sim = sim
@@ -259,10 +282,24 @@ class Entity:
         self.site_ids_global, self.site_names = owned(
             mujoco.mjtObj.mjOBJ_SITE, model.nsite, model.site_bodyid
         )
-        self.camera_ids_global, self.camera_names = owned(
+
+        # Cameras and lights: by owning body, or by name prefix for those on the entity's
+        # worldbody (they compile onto the world body, which no entity owns).
+        def owned_or_named(
+            obj: mujoco.mjtObj, count: int, body_of: np.ndarray
+        ) -> tuple[list[int], list[str]]:
+            ids, names = [], []
+            for i in range(count):
+                full = mujoco.mj_id2name(model, obj, i) or ""
+                if int(body_of[i]) in body_set or full.startswith(prefix):
+                    ids.append(i)
+                    names.append(full.removeprefix(prefix))
+            return ids, names
+
+        self.camera_ids_global, self.camera_names = owned_or_named(
             mujoco.mjtObj.mjOBJ_CAMERA, model.ncam, model.cam_bodyid
         )
-        self.light_ids_global, self.light_names = owned(
+        self.light_ids_global, self.light_names = owned_or_named(
             mujoco.mjtObj.mjOBJ_LIGHT, model.nlight, model.light_bodyid
         )
         # Tendons, materials and contact pairs have no owning body: matched by name prefix.
@@ -315,11 +352,11 @@ class Entity:
         self._ctrl_ids = torch.as_tensor(act_for_joint[self.actuated_joint_ids], device=self.device)
         self._ctrl_sel = _as_slice(act_for_joint[self.actuated_joint_ids], self._ctrl_ids)
         self._ctrl_cols_cache: dict[tuple[int, ...], tuple[torch.Tensor, slice | torch.Tensor]] = {}
-        self._init_actuators(act_for_joint)
+        self._init_actuators(act_for_joint, generator)
 
         self.data = EntityData(self, model, env_origins)
 
-    def _init_actuators(self, act_for_joint: np.ndarray) -> None:
+    def _init_actuators(self, act_for_joint: np.ndarray, generator: torch.Generator | None) -> None:
         for act in self.actuators:
             ctrl = act_for_joint[np.asarray(act.joint_ids, dtype=np.int64)]
             if (ctrl < 0).any():
@@ -327,7 +364,7 @@ class Entity:
                     f"Entity '{self.name}': actuator config {type(act.cfg).__name__} selects "
                     "joints with no actuator in the compiled model."
                 )
-            act.initialize(ctrl, self.num_envs, self.device)
+            act.initialize(ctrl, self.num_envs, self.device, generator)
         direct: dict[str, tuple[list[int], list[int]]] = {f.value: ([], []) for f in CommandField}
         for act in self.actuators:
             if not act.needs_substep:
@@ -468,10 +505,6 @@ class Entity:
         qvel[ids, self._dof_adr[jsel]] = velocity.to(qvel.dtype)
 
     def _write_ctrl(self, value: torch.Tensor, joint_ids, env_ids, field: int = 0) -> None:
-        if self._targets is not None:  # explicit/delayed actuators read the targets each step
-            jidx = self._target_columns(joint_ids)
-            rows = slice(None) if env_ids is None else self._env_index(env_ids)[:, None]
-            self._targets[rows, field, jidx] = value.to(torch.float32)
         ctrl = self.sim.data.ctrl
         if joint_ids is None:
             cols, sel = self._ctrl_ids, self._ctrl_sel
@@ -481,7 +514,11 @@ class Entity:
                     f"shape {tuple(value.shape)}."
                 )
         else:
-            cols, sel = self._ctrl_columns(joint_ids)
+            cols, sel = self._ctrl_columns(joint_ids)  # validates the joints first
+        if self._targets is not None:  # explicit/delayed actuators read the targets each step
+            jidx = self._target_columns(joint_ids)
+            rows = slice(None) if env_ids is None else self._env_index(env_ids)[:, None]
+            self._targets[rows, field, jidx] = value.to(torch.float32)
         if env_ids is None:
             if isinstance(sel, slice):  # consecutive actuators: one copy into a kept view
                 self.sim.data.columns("ctrl", sel).copy_(value)
@@ -491,8 +528,14 @@ class Entity:
             ctrl[self._env_index(env_ids)[:, None], cols] = value.to(ctrl.dtype)
 
     def _target_columns(self, joint_ids) -> torch.Tensor:
-        """Joint index tensor of `joint_ids` (None: the actuated joints), kept per list."""
-        key = None if joint_ids is None else tuple(int(j) for j in np.asarray(joint_ids).ravel())
+        """Joint index tensor of `joint_ids` (None: the actuated joints), kept per list (a list
+        of ints is looked up without converting it, as in `_ctrl_columns`)."""
+        if joint_ids is None:
+            key = None
+        elif isinstance(joint_ids, list) and all(type(j) is int for j in joint_ids):
+            key = tuple(joint_ids)
+        else:
+            key = tuple(int(j) for j in np.asarray(joint_ids).reshape(-1))
         index = self._target_cols_cache.get(key)
         if index is None:
             joints = self.actuated_joint_ids if key is None else key
@@ -783,9 +826,16 @@ class EntityData:
 
     @property
     def joint_pos_target(self) -> torch.Tensor:
-        """(num_envs, num_actuated) current ctrl of the actuated joints: the targets of builtin
-        actuators; for explicit actuators the torque of the last physics step, N m."""
-        return self._sim.data.ctrl[:, self._e._ctrl_ids].float()
+        """(num_envs, num_actuated) position targets of the actuated joints, rad (m for slides).
+
+        With explicit or delayed actuators, the position targets last set (the entity keeps
+        them; ctrl holds torques or lagged commands); otherwise the ctrl of the actuated joints,
+        which is the position target of position servos (and the velocity target or effort of
+        other builtin actuators)."""
+        e = self._e
+        if e._targets is not None:
+            return e._targets[:, 0, e._target_columns(None)]
+        return self._sim.data.ctrl[:, e._ctrl_ids].float()
 
     # -- root -----------------------------------------------------------------------------------
     def _root_pose(self) -> tuple[torch.Tensor, ...]:
