@@ -177,7 +177,7 @@ class Scene:
             origins = _grid_origins(self.num_envs, self.cfg.env_spacing, self.device)
         self._env_origins = origins.to(self.device, torch.float32)
         for entity in self.entities.values():
-            entity.initialize(model, sim, self._env_origins)
+            entity.initialize(model, sim, self._env_origins, generator=generator)
         for sensor in self.sensors.values():
             sensor.initialize(model, sim, self)
 
