@@ -122,7 +122,8 @@ class Actuator:
 
         Args:
             targets: (num_envs, 3, num_joints) the entity's position/velocity/effort targets.
-            pos, vel: (num_envs, num_joints) joint positions and velocities.
+            pos: (num_envs, num_joints) joint positions, rad.
+            vel: (num_envs, num_joints) joint velocities, rad/s.
             ctrl: (num_envs, nu) the simulation's ctrl, written in place.
         """
         own = targets[:, :, self._joint_index]
