@@ -161,7 +161,7 @@ class Simulation:
         resets them and counts them in its logs."""
         self._expanded: dict[str, torch.Tensor] = {}
         self.nan_guard: NanGuard | None = (
-            NanGuard(cfg.nan_guard, self) if cfg.nan_guard.enabled else None
+            NanGuard(cfg.nan_guard, self, STATE_FIELDS) if cfg.nan_guard.enabled else None
         )
         """The NaN guard (`SimulationCfg.nan_guard`), None when it is off."""
         self.pre_substep_hooks: list = []

@@ -42,18 +42,6 @@ import torch
 
 from mjlab.utils.config import Config, check_int
 
-_FIELDS = (
-    "time",
-    "qpos",
-    "qvel",
-    "act",
-    "ctrl",
-    "qfrc_applied",
-    "xfrc_applied",
-    "mocap_pos",
-    "mocap_quat",
-)
-
 
 @dataclass(kw_only=True)
 class NanGuardCfg(Config):
@@ -85,9 +73,16 @@ class NanGuardCfg(Config):
 
 
 class NanGuard:
-    """The guard of one `Simulation` (built by it when `cfg.enabled`)."""
+    """The guard of one `Simulation` (built by it when `cfg.enabled`).
 
-    def __init__(self, cfg: NanGuardCfg, sim: Any) -> None:
+    Args:
+        cfg: the guard's config.
+        sim: the `mjlab.sim.Simulation` it watches.
+        fields: the MjData fields that make a world's state (`Simulation`'s `STATE_FIELDS`);
+            those the model has (non-empty) are recorded.
+    """
+
+    def __init__(self, cfg: NanGuardCfg, sim: Any, fields: tuple[str, ...]) -> None:
         self.cfg = cfg
         self.sim = sim
         self.buffer: deque[tuple[int, int, dict[str, torch.Tensor]]] = deque(maxlen=cfg.buffer_size)
@@ -98,7 +93,7 @@ class NanGuard:
         self.nan_env_ids: list[int] = []
         """Worlds that diverged in the step that was dumped."""
         self._fields = [
-            name for name in _FIELDS if name == "time" or getattr(sim.data, name).shape[1] > 0
+            name for name in fields if name == "time" or getattr(sim.data, name).shape[1] > 0
         ]
 
     def record(self, nstep: int) -> None:
