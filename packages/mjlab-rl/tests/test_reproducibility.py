@@ -143,6 +143,31 @@ def test_a_resumed_cartpole_run_continues_exactly_as_the_uninterrupted_run(cartp
     assert _scalars(resumed) == _scalars(cartpole_run, first=3)
 
 
+def test_a_checkpoint_from_before_a_field_existed_resumes_exactly_while_the_field_is_at_its_default(
+    cartpole_run, tmp_path, capsys
+):
+    # A checkpoint written by an older version lacks the fields added since (here
+    # sim.mujoco.ccd_iterations, at its default 35): still the same run, continued exactly.
+    old = tmp_path / "cartpole" / "old_version"
+    old.mkdir(parents=True)
+    checkpoint = torch.load(cartpole_run / "model_2.pt", weights_only=True)
+    del checkpoint["infos"]["env_state"]["config"]["sim.mujoco.ccd_iterations"]
+    torch.save(checkpoint, old / "model_2.pt")
+
+    def resume(*options: str) -> Path:
+        return _train(tmp_path, CARTPOLE, "--agent.seed", "3", "--agent.max-iterations", "1",
+                      "--agent.resume", "--agent.load-run", "old_version",
+                      "--agent.load-checkpoint", "model_2.pt", *options)  # fmt: skip
+
+    resumed = resume()
+    assert "an exact resume" in capsys.readouterr().out
+    assert _checkpoint_differences(cartpole_run / "model_3.pt", resumed / "model_3.pt") == []
+    # The same missing field set off its default is a change of the run: not restored into.
+    resume("--env.sim.mujoco.ccd-iterations", "60")
+    out = capsys.readouterr().out
+    assert "config differs from the checkpoint's (sim.mujoco.ccd_iterations (none) -> 60)" in out
+
+
 @pytest.mark.slow  # Go1 runs, ~35 s
 def test_go1_same_seed_same_run_and_a_resumed_run_continues_exactly(tmp_path, capsys):
     common = [

@@ -3,6 +3,7 @@ saves, legacy checkpoint migration and ONNX export with deployment metadata."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import io
 import os
@@ -80,6 +81,7 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         env = self._env()
         # Read now, before anything (a curriculum) edits the env's config copy at run time.
         self._env_config = config_fields(env.cfg) if hasattr(env, "get_state") else None
+        self._env_defaults = config_field_defaults(env.cfg) if hasattr(env, "get_state") else {}
         self._next_after_loaded = False
         self.resume_note = ""
         self.resumed_exactly = False
@@ -372,13 +374,27 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         }
         return infos
 
+    def _changed_fields(self, state: dict) -> list[str] | None:
+        """The env config paths whose value differs from the checkpoint's (None: the
+        checkpoint stored no config). A field the checkpoint has no entry for counts only when
+        it is off its default: a field added since then, left at its default, runs as before."""
+        saved, now = state.get("config"), self._env_config
+        if not isinstance(saved, dict) or now is None:
+            return None
+        return [
+            k
+            for k in sorted(set(saved) | set(now))
+            if saved.get(k) != now.get(k)
+            and not (k not in saved and self._env_defaults.get(k) == now.get(k))
+        ]
+
     def _config_changes(self, state: dict) -> str:
         """The env config fields that differ from the checkpoint's, e.g. "scene.num_envs 64 ->
         32"; a generic phrase for checkpoints that did not store their config."""
-        saved, now = state.get("config"), self._env_config
-        if not isinstance(saved, dict) or now is None:
+        changed = self._changed_fields(state)
+        if changed is None:
             return "another task, num_envs, seed or field"
-        changed = [k for k in sorted(set(saved) | set(now)) if saved.get(k) != now.get(k)]
+        saved, now = state["config"], self._env_config or {}
         shown = [f"{k} {saved.get(k, '(none)')} -> {now.get(k, '(none)')}" for k in changed[:3]]
         more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
         return "; ".join(shown) + more if shown else "another code version"
@@ -395,7 +411,7 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         run = infos.get("run_state") if isinstance(infos, dict) else None
         if not isinstance(state, dict) or "state" not in state or not isinstance(run, dict):
             return False
-        if not hasattr(env, "set_state") or state.get("config") != self._env_config:
+        if not hasattr(env, "set_state") or self._changed_fields(state) != []:
             self.resume_note = (
                 f"the env's config differs from the checkpoint's ({self._config_changes(state)}): "
                 "networks and optimizer restored, the env starts anew"
@@ -486,18 +502,52 @@ def config_fields(cfg: Any) -> dict[str, str]:
     from mjlab.rl.cli import to_plain
 
     out: dict[str, str] = {}
+    _flatten(to_plain(cfg), "", out)
+    return out
+
+
+def _flatten(value: Any, path: str, out: dict[str, str]) -> None:
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            _flatten(item, f"{path}.{key}" if path else str(key), out)
+    elif isinstance(value, list) and value and any(isinstance(v, dict) for v in value):
+        for i, item in enumerate(value):
+            _flatten(item, f"{path}[{i}]", out)
+    else:
+        out[path] = re.sub(r" at 0x[0-9a-f]+", "", str(value))[:200]
+
+
+def config_field_defaults(cfg: Any) -> dict[str, str]:
+    """The leaves (as in `config_fields`) that every dataclass field of `cfg` would have at its
+    declared default, by the same dotted paths; fields without a default are left out.
+
+    A checkpoint saved before a field existed has no entry for it; when the field still holds
+    its default, the run is the one that was saved (new fields default to the old behaviour)."""
+    from mjlab.rl.cli import to_plain
+
+    out: dict[str, str] = {}
 
     def walk(value: Any, path: str) -> None:
-        if isinstance(value, dict) and value:
+        def at(name: str) -> str:
+            return f"{path}.{name}" if path else name
+
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for f in dataclasses.fields(value):
+                if f.default is not dataclasses.MISSING:
+                    _flatten(to_plain(f.default), at(f.name), out)
+                elif f.default_factory is not dataclasses.MISSING:
+                    _flatten(to_plain(f.default_factory()), at(f.name), out)
+                walk(getattr(value, f.name), at(f.name))
+        elif isinstance(value, dict):
             for key, item in value.items():
-                walk(item, f"{path}.{key}" if path else str(key))
-        elif isinstance(value, list) and value and any(isinstance(v, dict) for v in value):
+                walk(item, at(str(key)))
+        elif isinstance(value, (list, tuple)) and any(
+            dataclasses.is_dataclass(v) or isinstance(v, dict) for v in value
+        ):
             for i, item in enumerate(value):
                 walk(item, f"{path}[{i}]")
-        else:
-            out[path] = re.sub(r" at 0x[0-9a-f]+", "", str(value))[:200]
 
-    walk(to_plain(cfg), "")
+    walk(cfg, "")
     return out
 
 
