@@ -308,3 +308,35 @@ def test_only_a_deep_copy_of_a_frozen_config_is_editable_throughout():
     for deep in (copy.deepcopy(cfg), copy_config(cfg)):
         deep.sim.njmax = 7
         assert deep.sim.njmax == 7
+
+
+# -- term params against the term's signature --------------------------------------------------
+def test_a_misspelt_or_missing_term_param_is_refused_at_build_naming_the_term():
+    from mjlab.envs.mdp import dr
+    from mjlab.managers import EventTermCfg
+
+    # An event runs later (here: every reset), so without the check its typo would surface
+    # only then, as a bare TypeError.
+    cfg = _small_cfg()
+    cfg.events["pole_mass"] = EventTermCfg(
+        func=dr.body_mass,
+        mode="reset",
+        params={"range": (0.9, 1.1), "asset_cfg": SceneEntityCfg("cartpole", body_names=("pole",))},
+    )
+    with pytest.raises(ValueError) as err:
+        ManagerBasedRlEnv(cfg)
+    message = str(err.value)
+    assert "Event term 'pole_mass': params has 'range'" in message
+    assert "did you mean 'ranges'?" in message
+
+    cfg.events["pole_mass"].params["ranges"] = cfg.events["pole_mass"].params.pop("range")
+    del cfg.events["pole_mass"].params["ranges"]
+    with pytest.raises(ValueError, match=r"Event term 'pole_mass': body_mass\(\) needs 'ranges'"):
+        ManagerBasedRlEnv(cfg)
+
+    # A reward term: the same check, the manager's own leading argument (env) not counted.
+    cfg = _small_cfg()
+    name, term = next(iter(cfg.rewards.items()))
+    term.params["wieght"] = 1.0
+    with pytest.raises(ValueError, match=rf"Reward term '{name}': params has 'wieght'"):
+        ManagerBasedRlEnv(cfg)

@@ -647,3 +647,39 @@ def test_state_taken_after_randomization_restores_into_a_fresh_env():
     finally:
         a.close()
         b.close()
+
+
+def _gaussian_mass_cfg(ranges, distribution="gaussian"):
+    from mjlab.managers import EventTermCfg
+
+    cfg = cartpole_balance_env_cfg(num_envs=64)
+    cfg.scene.entities["cartpole"] = EntityCfg(
+        spec_fn=lambda: mujoco.MjSpec.from_string(XML), joint_vel_limit=math.inf
+    )
+    cfg.viewer.camera = None
+    cfg.events["pole_mass"] = EventTermCfg(
+        func=dr.body_mass,
+        mode="startup",
+        params={
+            "ranges": ranges,
+            "asset_cfg": SceneEntityCfg("cartpole", body_names=("pole",)),
+            "distribution": distribution,
+            "operation": "scale",
+        },
+    )
+    return cfg
+
+
+def test_gaussian_ranges_are_mean_and_std_in_an_env_config():
+    # (1.0, 0.1) is (mean, std) for a gaussian term, not an unordered (lo, hi) range.
+    env = ManagerBasedRlEnv(_gaussian_mass_cfg((1.0, 0.1)))
+    try:
+        pole = gid(env, "body", "pole")
+        mass = view(env, "body_mass")[:, pole].double() / default(env, "body_mass")[pole]
+        assert abs(mass.mean().item() - 1.0) < 0.05 and 0.05 < mass.std().item() < 0.15
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match=r"\['ranges'\] is \(1.0, -0.1\).*std must be >= 0"):
+        ManagerBasedRlEnv(_gaussian_mass_cfg((1.0, -0.1)))
+    with pytest.raises(ValueError, match=r"\['ranges'\] is \(1.0, 0.1\).*lo <= hi"):
+        ManagerBasedRlEnv(_gaussian_mass_cfg((1.0, 0.1), distribution="uniform"))

@@ -15,6 +15,7 @@ class CurriculumManager(ManagerBase):
     `Curriculum/<term>/<key>`)."""
 
     kind = "Curriculum term"
+    leading_args = ("env", "env_ids")
 
     def __init__(self, cfg: dict[str, CurriculumTermCfg | None], env):
         super().__init__(cfg, env)

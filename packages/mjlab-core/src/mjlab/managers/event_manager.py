@@ -22,6 +22,7 @@ class EventManager(ManagerBase):
     """
 
     kind = "Event term"
+    leading_args = ("env", "env_ids")
 
     def __init__(self, cfg: dict[str, EventTermCfg | None], env):
         super().__init__(cfg, env)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import difflib
 import inspect
 from typing import Any
 
@@ -24,6 +25,8 @@ class ManagerBase:
     """
 
     kind = "term"
+    leading_args = ("env",)
+    """What the manager passes a term before its params (events and curricula: env, env_ids)."""
 
     def __init__(self, cfg: dict[str, Any] | None, env):
         self.env = env
@@ -32,6 +35,7 @@ class ManagerBase:
     def prepare_term(self, name: str, term_cfg) -> None:
         # A function's SceneEntityCfg defaults need resolving too: copy them into params.
         target = term_cfg.func.__call__ if inspect.isclass(term_cfg.func) else term_cfg.func
+        self.check_params(name, term_cfg.func, term_cfg.params)
         for pname, param in inspect.signature(target).parameters.items():
             if isinstance(param.default, SceneEntityCfg) and pname not in term_cfg.params:
                 term_cfg.params[pname] = copy.deepcopy(param.default)
@@ -43,6 +47,45 @@ class ManagerBase:
                     raise ValueError(f"{self.kind} '{name}', param '{key}': {err}") from err
         if inspect.isclass(term_cfg.func):
             term_cfg.func = term_cfg.func(term_cfg, self.env)
+
+    def check_params(self, name: str, func: Any, params: dict[str, Any]) -> None:
+        """Check a term's params against its function's signature (a class term: its
+        `__call__`), so a misspelled or missing param is found when the env is built rather
+        than when the term first runs (an event may first run after an hour of training).
+
+        Raises:
+            ValueError: a param the function has no parameter for (with the closest name), or
+                a parameter without default that params does not give; names the term.
+        """
+        target = func.__call__ if inspect.isclass(func) else func
+        try:
+            signature = inspect.signature(target)
+        except (TypeError, ValueError):  # a builtin or C function: nothing to read
+            return
+        parameters = list(signature.parameters.values())
+        if inspect.isclass(func):
+            parameters = parameters[1:]  # self
+        rest = parameters[len(self.leading_args) :]
+        if any(p.kind is p.VAR_KEYWORD for p in rest):
+            return
+        keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        names = [p.name for p in rest if p.kind in keyword]
+        label = getattr(func, "__qualname__", None) or type(func).__name__
+        for key in params:
+            if key not in names:
+                close = difflib.get_close_matches(str(key), names, n=1)
+                hint = f"did you mean '{close[0]}'? " if close else ""
+                raise ValueError(
+                    f"{self.kind} '{name}': params has '{key}', but {label}() takes no such "
+                    f"parameter; {hint}its parameters: {', '.join(names) or '(none)'}."
+                )
+        missing = [p.name for p in rest if p.kind in keyword and p.default is p.empty]
+        missing = [m for m in missing if m not in params]
+        if missing:
+            raise ValueError(
+                f"{self.kind} '{name}': {label}() needs {', '.join(repr(m) for m in missing)}; "
+                "give it in the term's params."
+            )
 
     @staticmethod
     def reset_term(term_cfg, env_ids: torch.Tensor) -> None:

@@ -225,7 +225,9 @@ def validate_config(cfg: object, root: str = "cfg") -> None:
       `*threshold*`, `*bound*`, or the word max/min/maximum/minimum: `max_force`,
       `height_min`), where "unbounded" is meaningful;
     - a (lo, hi) pair of numbers under a name with the word "range(s)" (`resampling_time_range`,
-      `ranges.lin_vel_x`, `params["pose_range"]["yaw"]`) or named `clip` needs lo <= hi.
+      `ranges.lin_vel_x`, `params["pose_range"]["yaw"]`) or named `clip` needs lo <= hi; in
+      the params of a term with `distribution="gaussian"` (`mjlab.envs.mdp.dr`) the pairs
+      under "ranges" are (mean, std) instead and need std >= 0.
 
     Each config class has one `validate()`, also called by its `__post_init__`, so a value
     edited after construction (the normal way to change a task) is checked again here, when the
@@ -240,6 +242,19 @@ def validate_config(cfg: object, root: str = "cfg") -> None:
             `env.actions['effort'].scale is nan ...`.
     """
     _validate(cfg, root, set(), "", (False, False))
+
+
+def _check_std(ranges: object, path: str) -> None:
+    """Every (mean, std) pair in a gaussian term's `ranges` has std >= 0."""
+    items = ranges.items() if isinstance(ranges, dict) else [(None, ranges)]
+    for key, pair in items:
+        where = path if key is None else f"{path}[{key!r}]"
+        if isinstance(pair, (list, tuple)) and len(pair) == 2 and all(map(_is_real, pair)):
+            if pair[1] < 0:
+                raise ConfigError(
+                    f"{where} is {tuple(pair)!r}: with distribution='gaussian' a range is "
+                    "(mean, std) and std must be >= 0."
+                )
 
 
 _BOUND_NAME = re.compile(
@@ -275,8 +290,15 @@ def _validate(value: object, path: str, seen: set[int], name: str, ctx: tuple[bo
             _validate(getattr(value, f.name), f"{path}.{f.name}", seen, f.name, inner)
     elif isinstance(value, dict):
         seen.add(id(value))
+        # A randomization term's params with distribution="gaussian" give (mean, std) pairs
+        # under "ranges", not (lo, hi) ones.
+        gaussian = getattr(value.get("distribution"), "name", value.get("distribution"))
         for key, item in value.items():
-            _validate(item, f"{path}[{key!r}]", seen, str(key), inner)
+            if key == "ranges" and gaussian == "gaussian":
+                _validate(item, f"{path}[{key!r}]", seen, "", (False, in_bound))
+                _check_std(item, f"{path}[{key!r}]")
+            else:
+                _validate(item, f"{path}[{key!r}]", seen, str(key), inner)
     elif isinstance(value, (list, tuple)):
         seen.add(id(value))
         for i, item in enumerate(value):
