@@ -340,3 +340,25 @@ def test_a_misspelt_or_missing_term_param_is_refused_at_build_naming_the_term():
     term.params["wieght"] = 1.0
     with pytest.raises(ValueError, match=rf"Reward term '{name}': params has 'wieght'"):
         ManagerBasedRlEnv(cfg)
+
+
+def test_an_event_terms_own_error_names_the_term_and_its_mode():
+    from mjlab.envs.mdp import dr
+    from mjlab.managers import EventTermCfg
+
+    cfg = _small_cfg()
+    cfg.events["pole_mass"] = EventTermCfg(
+        func=dr.body_mass,
+        mode="reset",
+        params={
+            "ranges": (0.9, 1.1),
+            "asset_cfg": SceneEntityCfg("cartpole", body_names=("pole",)),
+            "distribution": "normal",
+        },
+    )
+    env = ManagerBasedRlEnv(cfg)
+    try:
+        with pytest.raises(ValueError, match=r"Event term 'pole_mass' \(reset\): Unknown distr"):
+            env.reset()
+    finally:
+        env.close()

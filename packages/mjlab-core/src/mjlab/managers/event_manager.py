@@ -67,23 +67,29 @@ class EventManager(ManagerBase):
         # Ids made here are valid by construction: marked, so the calls below them (e.g.
         # `sim.set_const`) skip `resolve_env_ids`' range check, a host-device sync on CUDA.
         all_ids = lambda: mark_checked(torch.arange(self.env.num_envs, device=self.env.device))  # noqa: E731
-        for name, term in terms.items():
-            if mode != "interval":
-                term.func(self.env, all_ids() if env_ids is None else env_ids, **term.params)
-                continue
-            left = self._steps_left[name]
-            if term.is_global_time:
-                left -= 1
-                if bool((left <= 0).item()):
-                    left[:] = self._sample_interval(term, 1)
-                    term.func(self.env, all_ids(), **term.params)
-                continue
-            # An env reset in this step (episode length 0) starts counting with the next step.
-            left -= self.env.episode_length_buf.clamp(max=1)  # 1, or 0 just reset
-            ids = mark_checked((left <= 0).nonzero().flatten())
-            if len(ids):
-                left[ids] = self._sample_interval(term, len(ids))
-                term.func(self.env, ids, **term.params)
+        name = ""
+        try:
+            for name, term in terms.items():
+                if mode != "interval":
+                    term.func(self.env, all_ids() if env_ids is None else env_ids, **term.params)
+                    continue
+                left = self._steps_left[name]
+                if term.is_global_time:
+                    left -= 1
+                    if bool((left <= 0).item()):
+                        left[:] = self._sample_interval(term, 1)
+                        term.func(self.env, all_ids(), **term.params)
+                    continue
+                # An env reset in this step (episode length 0) starts counting with the next step.
+                left -= self.env.episode_length_buf.clamp(max=1)  # 1, or 0 just reset
+                ids = mark_checked((left <= 0).nonzero().flatten())
+                if len(ids):
+                    left[ids] = self._sample_interval(term, len(ids))
+                    term.func(self.env, ids, **term.params)
+        except ValueError as err:  # a term's own check, e.g. a dr axis name: say which term
+            if str(err).startswith(f"{self.kind} '{name}'"):
+                raise
+            raise ValueError(f"{self.kind} '{name}' ({mode}): {err}") from err
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)

@@ -249,12 +249,12 @@ def _check_std(ranges: object, path: str) -> None:
     items = ranges.items() if isinstance(ranges, dict) else [(None, ranges)]
     for key, pair in items:
         where = path if key is None else f"{path}[{key!r}]"
-        if isinstance(pair, (list, tuple)) and len(pair) == 2 and all(map(_is_real, pair)):
-            if pair[1] < 0:
-                raise ConfigError(
-                    f"{where} is {tuple(pair)!r}: with distribution='gaussian' a range is "
-                    "(mean, std) and std must be >= 0."
-                )
+        pair_of_numbers = isinstance(pair, (list, tuple)) and len(pair) == 2
+        if pair_of_numbers and all(map(_is_real, pair)) and pair[1] < 0:  # type: ignore[arg-type]
+            raise ConfigError(
+                f"{where} is {tuple(pair)!r}: with distribution='gaussian' a range is "  # type: ignore[arg-type]
+                "(mean, std) and std must be >= 0."
+            )
 
 
 _BOUND_NAME = re.compile(
