@@ -162,7 +162,7 @@ def _freeze(value: Any, path: str) -> Any:
         key = id(value)
         if key not in _FROZEN:
             _FROZEN[key] = (weakref.ref(value, lambda _, key=key: _FROZEN.pop(key, None)), path)
-            for f in dataclasses.fields(value):  # type: ignore[arg-type]
+            for f in dataclasses.fields(value):
                 item = getattr(value, f.name)
                 frozen = _freeze(item, f"{path}.{f.name}")
                 if frozen is not item:
@@ -250,9 +250,9 @@ def _check_std(ranges: object, path: str) -> None:
     for key, pair in items:
         where = path if key is None else f"{path}[{key!r}]"
         pair_of_numbers = isinstance(pair, (list, tuple)) and len(pair) == 2
-        if pair_of_numbers and all(map(_is_real, pair)) and pair[1] < 0:  # type: ignore[arg-type]
+        if pair_of_numbers and all(map(_is_real, pair)) and pair[1] < 0:
             raise ConfigError(
-                f"{where} is {tuple(pair)!r}: with distribution='gaussian' a range is "  # type: ignore[arg-type]
+                f"{where} is {tuple(pair)!r}: with distribution='gaussian' a range is "
                 "(mean, std) and std must be >= 0."
             )
 
@@ -310,7 +310,7 @@ def _validate(value: object, path: str, seen: set[int], name: str, ctx: tuple[bo
                     f"{path} is {tuple(value)!r}: a (lo, hi) range needs lo <= hi; swap them."
                 )
     elif _is_real(value) and not isinstance(value, numbers.Integral):
-        number = float(value)  # type: ignore[arg-type]
+        number = float(value)
         if math.isnan(number):
             raise ConfigError(f"{path} is nan: give a number (NaN is no valid setting).")
         if math.isinf(number) and not in_bound:
