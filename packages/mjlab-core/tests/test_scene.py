@@ -1,6 +1,7 @@
 """Scene, entities, actuators and sensors on mujoco-menagerie robots."""
 
 import math
+import re
 
 import mujoco
 import numpy as np
@@ -184,6 +185,12 @@ def test_regex_with_no_match_names_the_entity_and_lists_joints():
         scene["robot"].find_joints(".*_knee")
     with pytest.raises(KeyError, match="Entities: \\['robot'\\]"):
         scene["robt"]
+    # Menagerie's Go1 has unnamed (visual) geoms: counted, not listed as ''.
+    with pytest.raises(ValueError) as err:
+        scene["robot"].find_geoms("nope")
+    message = str(err.value)
+    assert "FR" in message and "''" not in message
+    assert re.search(r"\(\d+ more without a name\)", message), message
 
 
 def test_contact_sensor_feet_on_ground_and_air_time_grows_while_lifted():

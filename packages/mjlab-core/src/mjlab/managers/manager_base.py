@@ -44,7 +44,8 @@ class ManagerBase:
                 try:
                     value.resolve(self.env.scene)
                 except (KeyError, ValueError) as err:
-                    raise ValueError(f"{self.kind} '{name}', param '{key}': {err}") from err
+                    # The message says it all: no chained traceback of the lookup.
+                    raise ValueError(f"{self.kind} '{name}', param '{key}': {err}") from None
         if inspect.isclass(term_cfg.func):
             term_cfg.func = term_cfg.func(term_cfg, self.env)
 

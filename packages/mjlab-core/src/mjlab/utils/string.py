@@ -42,8 +42,11 @@ def resolve_matching_names(
     for pattern, regex in zip(patterns, compiled, strict=True):
         if not any(regex.fullmatch(n) for n in names):
             where = f" of {owner}" if owner else ""
+            named = [n for n in names if n]
+            unnamed = len(names) - len(named)
+            more = f" ({unnamed} more without a name)" if unnamed else ""
             raise ValueError(
-                f"No {what}{where} matches '{pattern}'. Available {_plural(what)}: {list(names)}."
+                f"No {what}{where} matches '{pattern}'. Available {_plural(what)}: {named}{more}."
             )
     ids = [i for i, n in enumerate(names) if any(r.fullmatch(n) for r in compiled)]
     return ids, [names[i] for i in ids]
