@@ -362,3 +362,15 @@ def test_an_event_terms_own_error_names_the_term_and_its_mode():
             env.reset()
     finally:
         env.close()
+
+
+def test_a_misspelt_keyword_at_construction_names_the_closest_field():
+    from mjlab.actuator import IdealPdActuatorCfg
+
+    with pytest.raises(TypeError, match=r"IdealPdActuatorCfg\(\) got an unexpected keyword "
+                       r"argument 'stifness'; did you mean 'stiffness'\?"):  # fmt: skip
+        IdealPdActuatorCfg(target_names_expr=(".*",), stifness=80.0, damping=2.0)
+    with pytest.raises(TypeError, match=r"RewardTermCfg\(\) .* 'wieght'; did you mean 'weight'"):
+        RewardTermCfg(func=lambda env: env, wieght=1.0)
+    cfg = IdealPdActuatorCfg(target_names_expr=(".*",), stiffness=80.0, damping=2.0)
+    assert cfg.stiffness == 80.0 and pickle.loads(pickle.dumps(cfg)) == cfg

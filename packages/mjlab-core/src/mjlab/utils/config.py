@@ -50,6 +50,30 @@ class Config:
 
     __slots__ = ()
 
+    def __new__(cls, *args: Any, **kwargs: Any):
+        # A misspelt keyword at construction gets the closest field named, as an assignment
+        # does (the dataclass's own __init__ would only say "unexpected keyword argument").
+        if kwargs:
+            accepted = _INIT_NAMES.get(cls)
+            if accepted is None:
+                accepted = _INIT_NAMES[cls] = (
+                    frozenset(f.name for f in dataclasses.fields(cls) if f.init)
+                    if dataclasses.is_dataclass(cls)
+                    else None
+                )
+            for name in kwargs:
+                if accepted is not None and name not in accepted:
+                    close = difflib.get_close_matches(name, sorted(accepted), n=1, cutoff=0.6)
+                    hint = (
+                        f"did you mean '{close[0]}'?"
+                        if close
+                        else (f"its fields are: {', '.join(sorted(accepted))}.")
+                    )
+                    raise TypeError(
+                        f"{cls.__name__}() got an unexpected keyword argument '{name}'; {hint}"
+                    )
+        return super().__new__(cls)
+
     def __setattr__(self, name: str, value: Any) -> None:
         cls = type(self)
         settable = _SETTABLE.get(cls)
@@ -65,6 +89,10 @@ class Config:
         if _FROZEN and id(self) in _FROZEN:
             raise FrozenConfigError(_frozen_message(f"{_FROZEN[id(self)][1]}.{name}"))
         object.__delattr__(self, name)
+
+
+_INIT_NAMES: dict[type, frozenset[str] | None] = {}
+"""The keyword arguments each config class's __init__ takes (its init fields)."""
 
 
 def _settable_names(cls: type) -> frozenset[str]:
