@@ -25,15 +25,21 @@ class TerminationManager(ManagerBase):
                 name, value, (n,), "bool", "Return a (num_envs,) bool tensor, e.g. `x > limit`."
             )
         self.terms = self.cfg
-        self._is_time_out = torch.tensor(
-            [bool(t.time_out) for t in self.terms.values()], dtype=torch.bool, device=env.device
-        )
-        self._ends_episode = ~self._is_time_out
+        self.refresh_time_out()
         self._term_dones = torch.zeros(n, len(self.terms), dtype=torch.bool, device=env.device)
         """(num_envs, terms) each term's value of the last `compute`."""
         self._index = {name: i for i, name in enumerate(self.terms)}
         self.terminated = torch.zeros(n, dtype=torch.bool, device=env.device)
         self.truncated = torch.zeros_like(self.terminated)
+
+    def refresh_time_out(self) -> None:
+        """Read the terms' `time_out` flags again (after a curriculum changed one)."""
+        self._is_time_out = torch.tensor(
+            [bool(t.time_out) for t in self.terms.values()],
+            dtype=torch.bool,
+            device=self.env.device,
+        )
+        self._ends_episode = ~self._is_time_out
 
     @property
     def active_terms(self) -> list[str]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import torch
 
@@ -69,3 +70,190 @@ def commands_vel(
                     setattr(term.cfg.ranges, key, tuple(value))
     r = term.cfg.ranges
     return {"lin_vel_x_max": float(r.lin_vel_x[1]), "ang_vel_z_max": float(r.ang_vel_z[1])}
+
+
+class _RewardStageFields(TypedDict, total=False):
+    weight: float
+    params: dict[str, Any]
+
+
+class RewardCurriculumStage(_RewardStageFields):
+    """One stage of `reward_curriculum`: from env step `step` (`env.common_step_counter`)
+    on, the reward term gets `weight` and/or the `params` given (the others keep theirs)."""
+
+    step: int
+
+
+class _TerminationStageFields(TypedDict, total=False):
+    params: dict[str, Any]
+    time_out: bool
+
+
+class TerminationCurriculumStage(_TerminationStageFields):
+    """One stage of `termination_curriculum`: from env step `step` on, the termination term
+    gets the `params` given and/or its `time_out` flag."""
+
+    step: int
+
+
+class _StagedTerm:
+    """Shared by `reward_curriculum` and `termination_curriculum`: checks the stages against
+    the target term when the env is built, and applies the latest stage whose `step`
+    `env.common_step_counter` has reached, once per change of stage (a call in between does
+    nothing but return the log values)."""
+
+    manager_attr = ""
+    name_param = ""
+    fields: tuple[str, ...] = ()
+
+    def __init__(self, cfg, env: ManagerBasedRlEnv):
+        params = cfg.params
+        term_name = params[self.name_param]
+        manager = getattr(env, self.manager_attr)
+        if term_name not in manager.cfg:
+            raise ValueError(
+                f"{type(self).__name__}: no term '{term_name}' among {sorted(manager.cfg)} "
+                f"(param '{self.name_param}')."
+            )
+        self.term = manager.cfg[term_name]
+        self.manager = manager
+        stages = list(params["stages"])
+        if not stages:
+            raise ValueError(f"{type(self).__name__} '{term_name}': give at least one stage.")
+        steps = []
+        for i, stage in enumerate(stages):
+            where = f"{type(self).__name__} '{term_name}', stage {i}"
+            if "step" not in stage or not isinstance(stage["step"], int) or stage["step"] < 0:
+                raise ValueError(f"{where}: needs 'step', an env step count >= 0.")
+            steps.append(stage["step"])
+            unknown = set(stage) - {"step", "params", *self.fields}
+            if unknown:
+                raise ValueError(
+                    f"{where}: unknown key(s) {sorted(unknown)}; a stage may set 'step', "
+                    f"'params' and {', '.join(repr(f) for f in self.fields)}."
+                )
+            for key in stage.get("params", {}):
+                if key not in self.term.params:
+                    raise ValueError(
+                        f"{where}: the term has no param '{key}'; its params: "
+                        f"{sorted(self.term.params)}."
+                    )
+        if steps != sorted(steps):
+            raise ValueError(
+                f"{type(self).__name__} '{term_name}': stage steps {steps} must not decrease."
+            )
+        # What the term had before any stage, for a counter below the first stage's step.
+        self._initial: dict[str, Any] = {
+            "params": dict(self.term.params),
+            **{f: getattr(self.term, f) for f in self.fields},
+        }
+        self._stage = -1
+
+    def _apply(self, env: ManagerBasedRlEnv, stages: Sequence[dict]) -> int:
+        stage = -1
+        for i, s in enumerate(stages):
+            if env.common_step_counter >= s["step"]:
+                stage = i
+        if stage != self._stage:
+            self._stage = stage
+            params = dict(self._initial["params"])
+            values = {f: self._initial[f] for f in self.fields}
+            for s in stages[: stage + 1]:
+                params.update(s.get("params", {}))
+                values.update({f: s[f] for f in self.fields if f in s})
+            self.term.params.update(params)
+            for field, value in values.items():
+                setattr(self.term, field, value)
+            self._changed()
+        return stage
+
+    def _changed(self) -> None:
+        pass
+
+
+class reward_curriculum(_StagedTerm):
+    """Change a reward term's weight and/or params in stages of training (mjlab's
+    `reward_curriculum`), e.g. a tighter velocity-tracking kernel once the robot walks::
+
+        CurriculumTermCfg(
+            func=mdp.reward_curriculum,
+            params={
+                "reward_name": "track_lin_vel_xy_exp",
+                "stages": [{"step": 38_400, "params": {"std": 0.3}}],
+            },
+        )
+
+    Params:
+        reward_name: the reward term to change.
+        stages: `RewardCurriculumStage`s in order of `step` (env steps: one per `env.step`,
+            i.e. iterations x num_steps_per_env in PPO training). The latest stage reached
+            applies, on top of the earlier ones; below the first stage the term is as
+            configured.
+
+    A stage takes effect at the first reset (curriculum terms run on resets) on or after its
+    step. A term whose weight is 0 when the env is built is never computed, so a stage cannot
+    turn it on: give it a small non-zero weight instead.
+
+    Returns (logged as `Curriculum/<term>/...`): {"stage": index of the stage in effect (-1:
+    none), "weight": the term's weight}.
+
+    Raises:
+        ValueError: when the env is built: an unknown reward term, a stage without `step`,
+            with an unknown key or a param the term does not have, or stages out of order.
+    """
+
+    manager_attr = "reward_manager"
+    name_param = "reward_name"
+    fields = ("weight",)
+
+    def __init__(self, cfg, env: ManagerBasedRlEnv):
+        super().__init__(cfg, env)
+        for i, stage in enumerate(cfg.params["stages"]):
+            if self.term.weight == 0.0 and stage.get("weight", 0.0) != 0.0:
+                raise ValueError(
+                    f"reward_curriculum '{cfg.params['reward_name']}', stage {i}: the term's "
+                    "weight is 0 when the env is built, so it is never computed; give it a "
+                    "small non-zero weight in its config."
+                )
+
+    def __call__(
+        self,
+        env: ManagerBasedRlEnv,
+        env_ids: torch.Tensor,
+        reward_name: str,
+        stages: Sequence[RewardCurriculumStage],
+    ) -> dict[str, float]:
+        stage = self._apply(env, stages)  # type: ignore[arg-type]
+        return {"stage": float(stage), "weight": float(self.term.weight)}
+
+
+class termination_curriculum(_StagedTerm):
+    """Change a termination term's params and/or its `time_out` flag in stages of training
+    (mjlab's `termination_curriculum`), e.g. a tilt limit that tightens as the policy learns.
+
+    Params:
+        termination_name: the termination term to change.
+        stages: `TerminationCurriculumStage`s in order of `step` (env steps), applied as in
+            `reward_curriculum`.
+
+    Returns: {"stage": index of the stage in effect (-1: none)}.
+
+    Raises:
+        ValueError: when the env is built, as `reward_curriculum`.
+    """
+
+    manager_attr = "termination_manager"
+    name_param = "termination_name"
+    fields = ("time_out",)
+
+    def _changed(self) -> None:
+        self.manager.refresh_time_out()
+
+    def __call__(
+        self,
+        env: ManagerBasedRlEnv,
+        env_ids: torch.Tensor,
+        termination_name: str,
+        stages: Sequence[TerminationCurriculumStage],
+    ) -> dict[str, float]:
+        return {"stage": float(self._apply(env, stages))}  # type: ignore[arg-type]
