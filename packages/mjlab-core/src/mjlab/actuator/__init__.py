@@ -4,6 +4,11 @@ Builtin actuators are MuJoCo actuators written into the spec; explicit ones (`Id
 `DcMotor`, `LearnedMlp`) compute torques in torch before every physics step; `XmlActuatorCfg`
 keeps the MJCF's own. `PositionActuatorCfg`, `VelocityActuatorCfg` and `MotorActuatorCfg` are
 this project's earlier names of the builtin position, velocity and motor configs.
+
+Swapping a built-in task's actuators: set `cfg.scene.entities["robot"].articulation.actuators`
+to a tuple of the new configs; where configs overlap, the last one owns a joint. A task's action scale does not follow: the velocity tasks compute theirs from the robot
+config's stiffness and effort limits (`RobotCfg.action_scale`, rad of target per unit action),
+so after changing gains set `cfg.actions["joint_pos"].scale` to match the new ones.
 """
 
 from mjlab.actuator.actuator import (

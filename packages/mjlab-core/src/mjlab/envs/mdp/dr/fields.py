@@ -6,15 +6,8 @@ from the compiled-model (default) values, so calling a term again re-draws rathe
 compounds. Terms on fields that derived constants depend on (masses, inertias, body frames,
 armature, qpos0) call `Simulation.set_const(env_ids)`.
 
-Common parameters:
-    ranges: (lo, hi) for every selected axis; a dict {axis index: (lo, hi)}; or a dict
-        {name regex: (lo, hi)} giving the matched elements (among the entity's) their own
-        range. With `gaussian` a range is (mean, std).
-    distribution: `uniform`, `log_uniform`, `gaussian` (or their names).
-    operation: `scale` (default * draw), `add` (default + draw), `abs` (draw) (or names).
-    axes: which components of a vector field to randomize; None: the dict's keys, else the
-        term's default (all components; friction: sliding only).
-    shared_random: one draw per env shared by all selected elements.
+The parameters the terms share (ranges, distribution, operation, axes, shared_random) are
+described in the package docstring, `mjlab.envs.mdp.dr`.
 
 Raises (all terms): ValueError for an unknown distribution/operation/axis name, or a
 selection the entity does not have.
