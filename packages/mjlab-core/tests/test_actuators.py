@@ -325,10 +325,24 @@ def test_builtin_dc_motor_and_muscle_compile_with_their_parameters():
 
 
 def test_models_without_explicit_actuators_keep_the_single_backend_step():
+    def backend_calls(sim) -> list[int]:
+        calls: list[int] = []
+        step = sim._backend.step
+        sim._backend.step = lambda n: (calls.append(n), step(n))[1]  # counts, then steps
+        sim.step(4)
+        return calls
+
+    # Builtin actuators: MuJoCo computes their force inside the step, so 4 substeps are one
+    # batched backend call.
     _, sim = _arm(
         BuiltinPositionActuatorCfg(target_names_expr=("j.*",), stiffness=1.0, damping=0.0)
     )
-    assert sim.pre_substep_hooks == []
+    assert sim.pre_substep_hooks == [] and backend_calls(sim) == [4]
+    # An explicit actuator's torque is recomputed before every substep: 4 calls of one step.
+    _, sim = _arm(
+        IdealPdActuatorCfg(target_names_expr=("j.*",), stiffness=1.0, damping=0.0, effort_limit=1)
+    )
+    assert len(sim.pre_substep_hooks) == 1 and backend_calls(sim) == [1, 1, 1, 1]
 
 
 def test_ideal_pd_on_warp_matches_the_formula():
