@@ -50,6 +50,10 @@ def test_reward_stages_change_weight_and_params_from_their_step_on():
         env.reset()
         assert env.common_step_counter >= 10 and term.weight == -1.0  # kept from stage 0
         assert term.params["asset_cfg"].joint_names == ("hinge",)
+        env.step(actions)
+        # The stage's selection was resolved when the env was built: the hinge alone.
+        hinge = env.scene["cartpole"].data.joint_vel[:, 1]
+        torch.testing.assert_close(env.reward_manager.step_reward[:, column], -(hinge**2))
         log = env.curriculum_manager.reset(torch.arange(4))
         assert log["Curriculum/cart_vel_stages/stage"] == 1.0
         # The config the env was built from is unchanged (configs are values).
@@ -100,3 +104,50 @@ def test_a_wrong_stage_is_refused_when_the_env_is_built(stages, message):
 def test_an_unknown_reward_term_is_refused_naming_the_terms():
     with pytest.raises(ValueError, match=r"no term 'cart_velocity' among \["):
         ManagerBasedRlEnv(_cfg(bad=_reward_stages([{"step": 1}], name="cart_velocity")))
+
+
+def test_an_env_state_taken_in_a_stage_restores_into_a_fresh_env_with_that_stage():
+    stages = [{"step": 2, "weight": -1.0}]
+    env = ManagerBasedRlEnv(_cfg(cart_vel_stages=_reward_stages(stages)))
+    fresh = ManagerBasedRlEnv(_cfg(cart_vel_stages=_reward_stages(stages)))
+    try:
+        env.reset()
+        actions = torch.ones(4, env.action_manager.total_action_dim)
+        for _ in range(3):
+            env.step(actions)
+        env.reset()
+        assert env.reward_manager.terms["cart_vel"].weight == -1.0
+        state = env.get_state()
+        fresh.reset()
+        fresh.set_state(state)
+        assert fresh.reward_manager.terms["cart_vel"].weight == -1.0
+        # Both continue alike, rewards included.
+        for _ in range(3):
+            a = env.step(actions)[1]
+            b = fresh.step(actions)[1]
+            torch.testing.assert_close(a, b, rtol=0, atol=0)
+    finally:
+        env.close()
+        fresh.close()
+
+
+def test_a_stage_may_set_a_param_the_function_takes_but_the_config_left_at_its_default():
+    def cart_speed(env, power: float = 2.0):
+        return env.scene["cartpole"].data.joint_vel[:, 0].abs() ** power
+
+    from mjlab.managers import RewardTermCfg
+
+    cfg = _cfg(speed_stages=_reward_stages([{"step": 1, "params": {"power": 1.0}}], "speed"))
+    cfg.rewards["speed"] = RewardTermCfg(func=cart_speed, weight=1.0)
+    env = ManagerBasedRlEnv(cfg)
+    try:
+        env.reset()
+        actions = torch.ones(4, env.action_manager.total_action_dim)
+        env.step(actions)
+        env.reset()
+        env.step(actions)
+        column = env.reward_manager.active_terms.index("speed")
+        vel = env.scene["cartpole"].data.joint_vel[:, 0]
+        torch.testing.assert_close(env.reward_manager.step_reward[:, column], vel.abs())
+    finally:
+        env.close()

@@ -683,3 +683,14 @@ def test_gaussian_ranges_are_mean_and_std_in_an_env_config():
         ManagerBasedRlEnv(_gaussian_mass_cfg((1.0, -0.1)))
     with pytest.raises(ValueError, match=r"\['ranges'\] is \(1.0, 0.1\).*lo <= hi"):
         ManagerBasedRlEnv(_gaussian_mass_cfg((1.0, 0.1), distribution="uniform"))
+
+
+def test_every_range_of_a_gaussian_term_is_mean_and_std():
+    from mjlab.utils.config import ConfigError, validate_config
+
+    params = {"distribution": dr.gaussian, "roll_range": (0.1, 0.02), "ranges": {0: (1.0, 0.1)}}
+    validate_config(params, "params")  # (mean, std) pairs, not unordered (lo, hi) ones
+    with pytest.raises(ConfigError, match=r"params\['roll_range'\] is \(0.1, -0.02\).*std"):
+        validate_config({**params, "roll_range": (0.1, -0.02)}, "params")
+    with pytest.raises(ConfigError, match=r"params\['roll_range'\] is \(0.1, 0.02\).*lo <= hi"):
+        validate_config({**params, "distribution": "uniform"}, "params")

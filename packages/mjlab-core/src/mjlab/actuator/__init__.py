@@ -6,9 +6,10 @@ keeps the MJCF's own. `PositionActuatorCfg`, `VelocityActuatorCfg` and `MotorAct
 this project's earlier names of the builtin position, velocity and motor configs.
 
 Swapping a built-in task's actuators: set `cfg.scene.entities["robot"].articulation.actuators`
-to a tuple of the new configs; where configs overlap, the last one owns a joint. A task's action scale does not follow: the velocity tasks compute theirs from the robot
-config's stiffness and effort limits (`RobotCfg.action_scale`, rad of target per unit action),
-so after changing gains set `cfg.actions["joint_pos"].scale` to match the new ones.
+to a tuple of the new configs; where configs overlap, the last one owns a joint. A task's
+action scale does not follow: the velocity tasks compute theirs from the robot config's
+stiffness and effort limits (`RobotCfg.action_scale`, rad of target per unit action), so after
+changing gains set `cfg.actions["joint_pos"].scale` to match the new ones.
 """
 
 from mjlab.actuator.actuator import (

@@ -185,6 +185,8 @@ class ManagerBasedRlEnv:
         # writes, and a checked physics state cannot fail to be written.
         self.sim.check_state(state["sim"])
         snapshot.restore(self, state["env"])
+        # Curriculum stages write term configs, which are not state: written again here.
+        self.curriculum_manager.after_set_state()
         self.sim.set_state(state["sim"])
         if self.sim._expanded:  # per-world model fields: their derived constants too
             self.sim.set_const()

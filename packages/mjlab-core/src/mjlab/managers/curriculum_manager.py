@@ -31,6 +31,14 @@ class CurriculumManager(ManagerBase):
         for name, term in self.cfg.items():
             self._state[name] = term.func(self.env, env_ids, **term.params)
 
+    def after_set_state(self) -> None:
+        """Let class terms with an `after_set_state()` (e.g. `mdp.reward_curriculum`) write
+        what they changed in other managers' terms for the restored state."""
+        for term in self.cfg.values():
+            hook = getattr(term.func, "after_set_state", None)
+            if callable(hook):
+                hook()
+
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
         # Tensor values stay tensors: no host sync inside step (loggers average them).

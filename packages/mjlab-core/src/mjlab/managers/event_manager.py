@@ -89,7 +89,12 @@ class EventManager(ManagerBase):
         except ValueError as err:  # a term's own check, e.g. a dr axis name: say which term
             if str(err).startswith(f"{self.kind} '{name}'"):
                 raise
-            raise ValueError(f"{self.kind} '{name}' ({mode}): {err}") from err
+            message = f"{self.kind} '{name}' ({mode}): {err}"
+            try:  # keep the error's class (e.g. ConfigError) for callers that catch it
+                named = type(err)(message)
+            except Exception:
+                named = ValueError(message)
+            raise named from err
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)

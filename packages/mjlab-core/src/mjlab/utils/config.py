@@ -255,7 +255,8 @@ def validate_config(cfg: object, root: str = "cfg") -> None:
     - a (lo, hi) pair of numbers under a name with the word "range(s)" (`resampling_time_range`,
       `ranges.lin_vel_x`, `params["pose_range"]["yaw"]`) or named `clip` needs lo <= hi; in
       the params of a term with `distribution="gaussian"` (`mjlab.envs.mdp.dr`) the pairs
-      under "ranges" are (mean, std) instead and need std >= 0.
+      under its range names ("ranges", "roll_range", ...) are (mean, std) instead and need
+      std >= 0.
 
     Each config class has one `validate()`, also called by its `__post_init__`, so a value
     edited after construction (the normal way to change a task) is checked again here, when the
@@ -319,10 +320,10 @@ def _validate(value: object, path: str, seen: set[int], name: str, ctx: tuple[bo
     elif isinstance(value, dict):
         seen.add(id(value))
         # A randomization term's params with distribution="gaussian" give (mean, std) pairs
-        # under "ranges", not (lo, hi) ones.
+        # under "ranges" (and "roll_range", ...), not (lo, hi) ones.
         gaussian = getattr(value.get("distribution"), "name", value.get("distribution"))
         for key, item in value.items():
-            if key == "ranges" and gaussian == "gaussian":
+            if gaussian == "gaussian" and _RANGE_NAME.search(str(key)):
                 _validate(item, f"{path}[{key!r}]", seen, "", (False, in_bound))
                 _check_std(item, f"{path}[{key!r}]")
             else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -96,33 +97,41 @@ class TerminationCurriculumStage(_TerminationStageFields):
     step: int
 
 
+_ABSENT = object()
+
+
 class _StagedTerm:
     """Shared by `reward_curriculum` and `termination_curriculum`: checks the stages against
     the target term when the env is built, and applies the latest stage whose `step`
     `env.common_step_counter` has reached, once per change of stage (a call in between does
-    nothing but return the log values)."""
+    nothing but return the log values). `after_set_state` writes the stage a restored env
+    state was in, so an exact resume continues with it."""
 
     manager_attr = ""
     name_param = ""
     fields: tuple[str, ...] = ()
+    # The stage index is env state (`get_state` captures it); the rest is built from the config.
+    _snapshot_exclude = ("manager", "term", "_initial", "_stages")
 
     def __init__(self, cfg, env: ManagerBasedRlEnv):
         params = cfg.params
         term_name = params[self.name_param]
+        kind = type(self).__name__
         manager = getattr(env, self.manager_attr)
         if term_name not in manager.cfg:
             raise ValueError(
-                f"{type(self).__name__}: no term '{term_name}' among {sorted(manager.cfg)} "
+                f"{kind}: no term '{term_name}' among {sorted(manager.cfg)} "
                 f"(param '{self.name_param}')."
             )
         self.term = manager.cfg[term_name]
         self.manager = manager
-        stages = list(params["stages"])
-        if not stages:
-            raise ValueError(f"{type(self).__name__} '{term_name}': give at least one stage.")
+        self._stages: list[dict] = list(params["stages"])
+        if not self._stages:
+            raise ValueError(f"{kind} '{term_name}': give at least one stage.")
+        accepted = _keyword_params(self.term.func)
         steps = []
-        for i, stage in enumerate(stages):
-            where = f"{type(self).__name__} '{term_name}', stage {i}"
+        for i, stage in enumerate(self._stages):
+            where = f"{kind} '{term_name}', stage {i}"
             if "step" not in stage or not isinstance(stage["step"], int) or stage["step"] < 0:
                 raise ValueError(f"{where}: needs 'step', an env step count >= 0.")
             steps.append(stage["step"])
@@ -132,43 +141,73 @@ class _StagedTerm:
                     f"{where}: unknown key(s) {sorted(unknown)}; a stage may set 'step', "
                     f"'params' and {', '.join(repr(f) for f in self.fields)}."
                 )
-            for key in stage.get("params", {}):
-                if key not in self.term.params:
+            for key, value in stage.get("params", {}).items():
+                if key not in self.term.params and (accepted is None or key not in accepted):
                     raise ValueError(
                         f"{where}: the term has no param '{key}'; its params: "
-                        f"{sorted(self.term.params)}."
+                        f"{sorted(accepted if accepted is not None else self.term.params)}."
                     )
+                if isinstance(value, SceneEntityCfg):
+                    try:
+                        value.resolve(env.scene)
+                    except (KeyError, ValueError) as err:
+                        raise ValueError(f"{where}, param '{key}': {err}") from None
         if steps != sorted(steps):
-            raise ValueError(
-                f"{type(self).__name__} '{term_name}': stage steps {steps} must not decrease."
-            )
+            raise ValueError(f"{kind} '{term_name}': stage steps {steps} must not decrease.")
         # What the term had before any stage, for a counter below the first stage's step.
+        changed = {k for s in self._stages for k in s.get("params", {})}
         self._initial: dict[str, Any] = {
-            "params": dict(self.term.params),
+            "params": {k: self.term.params.get(k, _ABSENT) for k in changed},
             **{f: getattr(self.term, f) for f in self.fields},
         }
         self._stage = -1
 
-    def _apply(self, env: ManagerBasedRlEnv, stages: Sequence[dict]) -> int:
+    def _apply(self, env: ManagerBasedRlEnv) -> int:
         stage = -1
-        for i, s in enumerate(stages):
+        for i, s in enumerate(self._stages):
             if env.common_step_counter >= s["step"]:
                 stage = i
         if stage != self._stage:
             self._stage = stage
-            params = dict(self._initial["params"])
-            values = {f: self._initial[f] for f in self.fields}
-            for s in stages[: stage + 1]:
-                params.update(s.get("params", {}))
-                values.update({f: s[f] for f in self.fields if f in s})
-            self.term.params.update(params)
-            for field, value in values.items():
-                setattr(self.term, field, value)
-            self._changed()
+            self._write()
         return stage
+
+    def _write(self) -> None:
+        """Give the term the values of stage `self._stage` (on top of the earlier stages)."""
+        params = dict(self._initial["params"])
+        values = {f: self._initial[f] for f in self.fields}
+        for s in self._stages[: self._stage + 1]:
+            params.update(s.get("params", {}))
+            values.update({f: s[f] for f in self.fields if f in s})
+        for key, value in params.items():
+            if value is _ABSENT:
+                self.term.params.pop(key, None)
+            else:
+                self.term.params[key] = value
+        for field, value in values.items():
+            setattr(self.term, field, value)
+        self._changed()
+
+    def after_set_state(self) -> None:
+        """Called by `ManagerBasedRlEnv.set_state` after the stage index was restored."""
+        self._write()
 
     def _changed(self) -> None:
         pass
+
+
+def _keyword_params(func: Any) -> set[str] | None:
+    """The names a term function (or a class term's `__call__`) takes by keyword; None when it
+    takes any (`**kwargs`) or has no readable signature."""
+    target = func if inspect.isfunction(func) or inspect.ismethod(func) else func.__call__
+    try:
+        parameters = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {p.name for p in parameters if p.kind in keyword}
 
 
 class reward_curriculum(_StagedTerm):
@@ -191,15 +230,18 @@ class reward_curriculum(_StagedTerm):
             configured.
 
     A stage takes effect at the first reset (curriculum terms run on resets) on or after its
-    step. A term whose weight is 0 when the env is built is never computed, so a stage cannot
-    turn it on: give it a small non-zero weight instead.
+    step; an env state taken later (`get_state`, a checkpoint) restores it with the rest. A
+    term whose weight is 0 when the env is built is never computed, so a stage cannot turn it
+    on: give it a small non-zero weight instead.
 
     Returns (logged as `Curriculum/<term>/...`): {"stage": index of the stage in effect (-1:
     none), "weight": the term's weight}.
 
     Raises:
         ValueError: when the env is built: an unknown reward term, a stage without `step`,
-            with an unknown key or a param the term does not have, or stages out of order.
+            with an unknown key, a param the term's function does not take or a selection
+            (`SceneEntityCfg`) the scene does not have, stages out of order, or a stage giving
+            a non-zero weight to a term whose weight is 0 when the env is built.
     """
 
     manager_attr = "reward_manager"
@@ -223,7 +265,7 @@ class reward_curriculum(_StagedTerm):
         reward_name: str,
         stages: Sequence[RewardCurriculumStage],
     ) -> dict[str, float]:
-        stage = self._apply(env, stages)  # type: ignore[arg-type]
+        stage = self._apply(env)
         return {"stage": float(stage), "weight": float(self.term.weight)}
 
 
@@ -256,4 +298,4 @@ class termination_curriculum(_StagedTerm):
         termination_name: str,
         stages: Sequence[TerminationCurriculumStage],
     ) -> dict[str, float]:
-        return {"stage": float(self._apply(env, stages))}  # type: ignore[arg-type]
+        return {"stage": float(self._apply(env))}

@@ -20,17 +20,20 @@ usually with mode "startup" (drawn once per env when the env is built) or "reset
 Parameters most terms share:
 
 - `ranges`: (lo, hi) for every selected axis; a dict {axis index: (lo, hi)}; or a dict
-  {name regex: (lo, hi)} giving the matched elements (among the entity's) their own range. With `distribution=gaussian` a range is (mean, std) instead (std >= 0).
-- `asset_cfg` (or `camera_cfg`, `light_cfg`, ...): the entity and the elements to randomize,
-  as a `SceneEntityCfg` with `body_names`, `geom_names`, `joint_names`, `site_names`, ...
-  (default: `SceneEntityCfg("robot")`, all of that entity's elements).
+  {name regex: (lo, hi)} giving the matched elements (among the entity's) their own range.
+  With `distribution=gaussian` a range is (mean, std) instead (std >= 0).
+- `asset_cfg`: the entity and the elements to randomize, as a `SceneEntityCfg` with
+  `body_names`, `geom_names`, `joint_names`, `site_names`, ... (default:
+  `SceneEntityCfg("robot")`, all of that entity's elements).
 - `distribution`: `uniform` (default), `log_uniform` (bounds > 0) or `gaussian`, or their
   names as strings.
-- `operation`: `scale` (default value x draw), `add` (default + draw) or `abs` (the draw), or
-  names. Values always start from the compiled model's, so drawing again replaces the last
+- `operation`: `scale` (compiled value x draw), `add` (compiled value + draw) or `abs` (the
+  draw itself), or their names; the default depends on the term (mostly `abs`, see its
+  signature). Values always start from the compiled model's, so drawing again replaces the last
   draw rather than compounding it.
-- `axes`: which components of a vector field to randomize, as indices (0 = x); None: the keys of a dict `ranges`, else the term's default (all components; friction: the
-  sliding one).
+- `axes`: which components of a vector field to randomize, as indices (0 = x); None: the
+  keys of a dict `ranges`, else the term's default (all components; friction: the sliding
+  one).
 - `shared_random`: one draw per env shared by all the selected elements (e.g. one scale for
   every link mass) instead of one per element.
 
