@@ -121,7 +121,11 @@ def main() -> None:
     parser.add_argument(
         "--target", type=float, default=0.8, help="fraction of the reward's maximum (plotted)"
     )
-    parser.add_argument("--title", default="Mjlab-Velocity-Flat-Unitree-Go1, 2-core CPU")
+    parser.add_argument(
+        "--title",
+        default=None,
+        help="figure title (default: the run's experiment folder, e.g. 'g1_velocity, 2-core CPU')",
+    )
     parser.add_argument(
         "--last-iteration",
         type=int,
@@ -184,7 +188,7 @@ def main() -> None:
         ]
     )
     top.set_xlabel("iteration")
-    fig.suptitle(args.title)
+    fig.suptitle(args.title or f"{Path(args.run[0]).resolve().parent.name}, 2-core CPU")
     fig.tight_layout()
     fig.savefig(args.out.with_suffix(".png"), dpi=110)
 
