@@ -222,7 +222,7 @@ class reward_curriculum(_StagedTerm):
             },
         )
 
-    Params:
+    The term's params (`CurriculumTermCfg.params`):
         reward_name: the reward term to change.
         stages: `RewardCurriculumStage`s in order of `step` (env steps: one per `env.step`,
             i.e. iterations x num_steps_per_env in PPO training). The latest stage reached
@@ -273,7 +273,7 @@ class termination_curriculum(_StagedTerm):
     """Change a termination term's params and/or its `time_out` flag in stages of training
     (mjlab's `termination_curriculum`), e.g. a tilt limit that tightens as the policy learns.
 
-    Params:
+    The term's params (`CurriculumTermCfg.params`):
         termination_name: the termination term to change.
         stages: `TerminationCurriculumStage`s in order of `step` (env steps), applied as in
             `reward_curriculum`.
