@@ -31,6 +31,10 @@ COVERED_NAMES = {
     ("mjlab.envs.mdp", "TerminationCurriculumStage"),
     ("mjlab.envs.mdp", "reward_curriculum"),
     ("mjlab.envs.mdp", "termination_curriculum"),
+    ("mjlab.envs.mdp", "resolve_env_ids"),
+    ("mjlab.envs.mdp", "reset_scene_to_default"),
+    ("mjlab.envs.mdp", "apply_external_force_torque"),
+    ("mjlab.envs.mdp", "nan_detection"),
 }
 
 

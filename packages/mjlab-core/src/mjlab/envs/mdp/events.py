@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
+from mjlab.utils.env_ids import resolve_env_ids as _resolve_ids
 from mjlab.utils.math import quat_from_euler_xyz, quat_mul, sample_uniform
 
 if TYPE_CHECKING:
@@ -240,3 +241,59 @@ def randomize_actuator_gains(
     cols = joints[acts_all >= 0]
     data.joint_stiffness[env_ids[:, None], cols] = kp.float()
     data.joint_damping[env_ids[:, None], cols] = -bias[..., 2].float()
+
+
+def resolve_env_ids(env: ManagerBasedRlEnv, env_ids) -> torch.Tensor:
+    """`env_ids` as a (K,) int64 tensor on the env's device: None gives every env (mjlab's
+    helper for event terms that accept None).
+
+    Raises:
+        ValueError: ids outside [0, num_envs), a float tensor, or a mask of the wrong shape.
+    """
+    return _resolve_ids(env_ids, env.num_envs, env.device)
+
+
+def reset_scene_to_default(env: ManagerBasedRlEnv, env_ids: torch.Tensor | None) -> None:
+    """Put every entity of the scene back in its default state in `env_ids` (None: all): a
+    floating base at its default root pose moved to the env's origin, with its default
+    velocity; joints at their default positions and velocities. Fixed-base entities keep their
+    place; entities without joints keep their (absent) joint state."""
+    ids = resolve_env_ids(env, env_ids)
+    for entity in env.scene.entities.values():
+        if not entity.is_fixed_base:
+            state = entity.data.default_root_state[ids].clone()
+            state[:, :3] += env.scene.env_origins[ids]
+            entity.write_root_state_to_sim(state, ids)
+        if entity.joint_names:
+            entity.write_joint_state_to_sim(
+                entity.data.default_joint_pos[ids], entity.data.default_joint_vel[ids], env_ids=ids
+            )
+
+
+def apply_external_force_torque(
+    env: ManagerBasedRlEnv,
+    env_ids: torch.Tensor | None,
+    force_range: tuple[float, float],
+    torque_range: tuple[float, float],
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> None:
+    """Draw an external force (N) and torque (N m), each component from U(lo, hi), for every
+    selected body in `env_ids` and keep applying them at the body's centre of mass, world
+    frame (MuJoCo's `xfrc_applied`), until the next draw or the env's reset (which clears
+    applied forces); (0, 0) ranges remove them. Use as an interval event for random
+    disturbances.
+
+    Args:
+        force_range: (lo, hi) per force component, N.
+        torque_range: (lo, hi) per torque component, N m.
+        asset_cfg: the entity and its `body_names` (default: every body of "robot").
+    """
+    ids = resolve_env_ids(env, env_ids)
+    entity = env.scene[asset_cfg.name]
+    bodies = torch.as_tensor(entity.body_ids_global, device=env.device)[asset_cfg.body_ids]
+    bodies = bodies.reshape(-1)
+    shape = (len(ids), len(bodies), 3)
+    force = sample_uniform(force_range[0], force_range[1], shape, env.device, env.rng)
+    torque = sample_uniform(torque_range[0], torque_range[1], shape, env.device, env.rng)
+    xfrc = env.sim.data.xfrc_applied
+    xfrc[ids[:, None], bodies] = torch.cat([force, torque], dim=-1).to(xfrc.dtype)

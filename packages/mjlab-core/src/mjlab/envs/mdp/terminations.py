@@ -22,6 +22,17 @@ def time_out(env: ManagerBasedRlEnv) -> torch.Tensor:
     return env.episode_length_buf >= env.max_episode_length
 
 
+def nan_detection(env: ManagerBasedRlEnv) -> torch.Tensor:
+    """Envs whose physics state (qpos, qvel, qacc) holds a NaN or Inf: end them (use with
+    time_out=False) so a diverged world is reset instead of feeding the learner. Returns:
+    (num_envs,) bool."""
+    data = env.sim.data
+    bad = ~torch.isfinite(data.qpos).all(dim=1)
+    bad |= ~torch.isfinite(data.qvel).all(dim=1)
+    bad |= ~torch.isfinite(data.qacc).all(dim=1)
+    return bad
+
+
 def bad_orientation(
     env: ManagerBasedRlEnv, limit_angle: float, asset_cfg: SceneEntityCfg = _ROBOT
 ) -> torch.Tensor:
