@@ -10,7 +10,15 @@ from typing import Any, Literal
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg  # noqa: F401  (re-exported)
 from mjlab.utils.config import Config, check_int, check_range
-from mjlab.utils.math import rand, randn
+
+# The noise configs live in `mjlab.utils.noise` (mjlab 1.6's module); re-exported here.
+from mjlab.utils.noise import (
+    ConstantNoiseCfg,  # noqa: F401
+    GaussianNoiseCfg,  # noqa: F401
+    NoiseCfg,
+    NoiseModelCfg,
+    UniformNoiseCfg,  # noqa: F401
+)
 
 
 @dataclass(kw_only=True)
@@ -44,61 +52,12 @@ class ManagerTermBaseCfg(Config):
 
 # -- observations ---------------------------------------------------------------------------------
 @dataclass(kw_only=True)
-class NoiseCfg(Config):
-    """Additive noise on an observation term."""
-
-    def apply(self, value, generator):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-
-@dataclass(kw_only=True)
-class UniformNoiseCfg(NoiseCfg):
-    """Adds U(n_min, n_max) per element."""
-
-    n_min: float = -1.0
-    """Lower bound."""
-    n_max: float = 1.0
-    """Upper bound."""
-
-    def __post_init__(self) -> None:
-        self.validate()
-
-    def validate(self) -> None:
-        import math
-
-        # Names like n_max may hold inf elsewhere (a bound); noise of infinite width may not.
-        for name in ("n_min", "n_max"):
-            value = getattr(self, name)
-            if isinstance(value, (int, float)) and math.isinf(value):
-                raise ValueError(f"UniformNoiseCfg.{name} is {value}: give a finite noise bound.")
-
-    def apply(self, value, generator):
-
-        u = rand(value.shape, value.device, generator)
-        return value + u * (self.n_max - self.n_min) + self.n_min
-
-
-@dataclass(kw_only=True)
-class GaussianNoiseCfg(NoiseCfg):
-    """Adds N(mean, std^2) per element."""
-
-    mean: float = 0.0
-    """Mean."""
-    std: float = 1.0
-    """Standard deviation."""
-
-    def apply(self, value, generator):
-
-        return value + self.mean + self.std * randn(value.shape, value.device, generator)
-
-
-@dataclass(kw_only=True)
 class ObservationTermCfg(ManagerTermBaseCfg):
     """One observation term. Processing order: func -> noise -> clip -> scale -> delay ->
     history (as Isaac Lab / mjlab)."""
 
-    noise: NoiseCfg | None = None
-    """Noise added when the group has `enable_corruption`."""
+    noise: NoiseCfg | NoiseModelCfg | None = None
+    """Noise applied when the group has `enable_corruption` (`mjlab.utils.noise`)."""
     clip: tuple[float, float] | None = None
     """Clamp to (min, max) after noise."""
     scale: float | tuple[float, ...] | None = None

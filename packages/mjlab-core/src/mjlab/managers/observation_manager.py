@@ -22,6 +22,7 @@ from mjlab.managers.manager_term_config import (
 )
 from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import count_nonfinite, maybe_nonfinite, nonfinite_mask, rand, randn
+from mjlab.utils.noise import NoiseModel, NoiseModelCfg
 
 
 class _TermBuffer:
@@ -194,6 +195,8 @@ class ObservationManager(ManagerBase):
         self._image_groups: set[str] = set()
         """Concatenated groups of image terms (C, H, W): joined along the channel axis."""
         n = env.num_envs
+        self.noise_models: dict[str, NoiseModel] = {}
+        """The stateful noise models (`mjlab.utils.noise.NoiseModel`) by "group/term"."""
         for group_name, group in self.cfg.items():
             terms = {k: v for k, v in group.terms.items() if v is not None}
             if not terms:
@@ -226,6 +229,13 @@ class ObservationManager(ManagerBase):
                         else (term.history_length, *dim)
                     )
                 self.term_dims[group_name][name] = dim
+                if isinstance(term.noise, NoiseModelCfg):
+                    # A stateful model per term (e.g. a per-episode bias), kept here so that
+                    # the env state includes it; the term's copy of the config points at it.
+                    model = self.noise_models[f"{group_name}/{name}"] = _noise_model(
+                        term.noise, n, env.device, env.rng, value.shape[-1]
+                    )
+                    term.noise = model
                 self._buffers[group_name][name] = _TermBuffer(
                     n, tuple(value.shape[1:]), term.delay, term.history_length, env.device
                 )
@@ -525,8 +535,22 @@ class ObservationManager(ManagerBase):
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
+        for model in self.noise_models.values():
+            model.reset(env_ids)
         for group_name, terms in self.group_terms.items():
             for name, term in terms.items():
                 self._buffers[group_name][name].reset(env_ids)
                 self.reset_term(term, env_ids)
         return {}
+
+
+def _noise_model(cfg: NoiseModelCfg, num_envs: int, device, generator, width: int) -> NoiseModel:
+    """`cfg.class_type(cfg, num_envs, device, ...)`: with our generator and the observation's
+    width, or with mjlab's three arguments for a model class that takes only those."""
+    cls = type(cfg).class_type
+    try:
+        return cls(cfg, num_envs, device, generator=generator, num_components=width)
+    except TypeError:
+        model = cls(cfg, num_envs, device)
+        model.generator = generator
+        return model
