@@ -35,6 +35,15 @@ COVERED_NAMES = {
     ("mjlab.envs.mdp", "reset_scene_to_default"),
     ("mjlab.envs.mdp", "apply_external_force_torque"),
     ("mjlab.envs.mdp", "nan_detection"),
+    ("mjlab.managers", "EventMode"),
+    ("mjlab.managers", "EventTermCfg"),
+    ("mjlab.managers", "ManagerBase"),
+    ("mjlab.managers", "ManagerTermBase"),
+    ("mjlab.managers", "NullCommandManager"),
+    ("mjlab.managers", "NullCurriculumManager"),
+    ("mjlab.managers", "NullMetricsManager"),
+    ("mjlab.envs", "VecEnvObs"),
+    ("mjlab.envs", "VecEnvStepReturn"),
 }
 
 

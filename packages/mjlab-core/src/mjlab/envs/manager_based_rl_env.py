@@ -26,6 +26,11 @@ from mjlab.utils.config import copy_config, freeze_config, validate_config
 from mjlab.utils.env_ids import mark_checked, resolve_env_ids
 
 VecEnvObs = dict[str, torch.Tensor | dict[str, torch.Tensor]]
+"""Observations by group: a (num_envs, dim) tensor, or a dict of terms for a group that does
+not concatenate them."""
+VecEnvStepReturn = tuple[VecEnvObs, torch.Tensor, torch.Tensor, torch.Tensor, dict]
+"""What `step` returns: (observations, reward (num_envs,), terminated (num_envs,) bool,
+truncated (num_envs,) bool, extras)."""
 
 
 class ManagerBasedRlEnv:
@@ -225,9 +230,7 @@ class ManagerBasedRlEnv:
         )
         return self.obs_buf, self.extras
 
-    def step(
-        self, action: torch.Tensor
-    ) -> tuple[VecEnvObs, torch.Tensor, torch.Tensor, torch.Tensor, dict]:
+    def step(self, action: torch.Tensor) -> VecEnvStepReturn:
         """Advance every env by one policy step.
 
         Args:

@@ -4,10 +4,12 @@ from mjlab.managers.action_manager import ActionManager, ActionTerm
 from mjlab.managers.command_manager import CommandManager, CommandTerm
 from mjlab.managers.curriculum_manager import CurriculumManager
 from mjlab.managers.event_manager import EventManager
+from mjlab.managers.manager_base import ManagerBase, ManagerTermBase
 from mjlab.managers.manager_term_config import (
     ActionTermCfg,
     CommandTermCfg,
     CurriculumTermCfg,
+    EventMode,
     EventTermCfg,
     GaussianNoiseCfg,
     ManagerTermBaseCfg,
@@ -20,6 +22,11 @@ from mjlab.managers.manager_term_config import (
     UniformNoiseCfg,
 )
 from mjlab.managers.metrics_manager import MetricsManager
+from mjlab.managers.null_managers import (
+    NullCommandManager,
+    NullCurriculumManager,
+    NullMetricsManager,
+)
 from mjlab.managers.observation_manager import ObservationManager
 from mjlab.managers.reward_manager import RewardManager
 from mjlab.managers.scene_entity_config import SceneEntityCfg
@@ -35,12 +42,18 @@ __all__ = [
     "CurriculumManager",
     "CurriculumTermCfg",
     "EventManager",
+    "EventMode",
     "EventTermCfg",
     "GaussianNoiseCfg",
+    "ManagerBase",
+    "ManagerTermBase",
     "ManagerTermBaseCfg",
     "MetricsManager",
     "MetricsTermCfg",
     "NoiseCfg",
+    "NullCommandManager",
+    "NullCurriculumManager",
+    "NullMetricsManager",
     "ObservationGroupCfg",
     "ObservationManager",
     "ObservationTermCfg",

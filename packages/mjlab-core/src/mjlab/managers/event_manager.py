@@ -38,6 +38,13 @@ class EventManager(ManagerBase):
             if term.mode == "interval":
                 size = 1 if term.is_global_time else env.num_envs
                 self._steps_left[name] = self._sample_interval(term, size)
+        self._last_applied: dict[str, torch.Tensor] = {
+            name: torch.full((env.num_envs,), -1, dtype=torch.long, device=env.device)
+            for name, term in self.mode_terms["reset"].items()
+            if term.min_step_count_between_reset > 0
+        }
+        """Per reset term with `min_step_count_between_reset`: (num_envs,) the env step at
+        which it last applied to each env (-1: never)."""
 
     @property
     def active_terms(self) -> dict[str, list[str]]:
@@ -71,7 +78,12 @@ class EventManager(ManagerBase):
         try:
             for name, term in terms.items():
                 if mode != "interval":
-                    term.func(self.env, all_ids() if env_ids is None else env_ids, **term.params)
+                    ids = all_ids() if env_ids is None else env_ids
+                    if name in self._last_applied:  # reset mode, spaced out
+                        ids = self._due(name, term, torch.as_tensor(ids, device=self.env.device))
+                        if not len(ids):
+                            continue
+                    term.func(self.env, ids, **term.params)
                     continue
                 left = self._steps_left[name]
                 if term.is_global_time:
@@ -95,6 +107,16 @@ class EventManager(ManagerBase):
             except Exception:
                 named = ValueError(message)
             raise named from err
+
+    def _due(self, name: str, term: EventTermCfg, ids: torch.Tensor) -> torch.Tensor:
+        """The envs of `ids` the reset term `name` applies to now (never applied, or at least
+        `min_step_count_between_reset` env steps ago), marked as applied."""
+        last = self._last_applied[name]
+        step = self.env.common_step_counter
+        since = step - last[ids]
+        due = ids[(last[ids] < 0) | (since >= term.min_step_count_between_reset)]
+        last[due] = step
+        return mark_checked(due)
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)

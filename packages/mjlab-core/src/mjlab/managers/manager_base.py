@@ -112,3 +112,35 @@ class ManagerBase:
             raise ValueError(
                 f"{self.kind} '{name}' returned dtype {value.dtype}; expected a float tensor. {hint}"
             )
+
+
+class ManagerTermBase:
+    """Base of class-based terms (mjlab's `ManagerTermBase`): a manager builds the class once
+    as `cls(cfg, env)` and calls the instance like a term function, e.g. a reward term as
+    `term(env, **params)`; `reset(env_ids)` runs when those envs reset. Tensors it keeps as
+    attributes are env state (`get_state` / `set_state` carry them).
+
+    Args:
+        cfg: the term's config (the manager's own copy).
+        env: the env.
+    """
+
+    def __init__(self, cfg: Any, env: Any):
+        self.cfg = cfg
+        self.env = env
+
+    @property
+    def num_envs(self) -> int:
+        """The env's number of envs."""
+        return self.env.num_envs
+
+    @property
+    def device(self) -> str:
+        """The env's device."""
+        return self.env.device
+
+    def reset(self, env_ids: torch.Tensor | None = None) -> None:
+        """Start the episodes of `env_ids`: nothing by default."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define __call__.")

@@ -188,20 +188,34 @@ class MetricsTermCfg(ManagerTermBaseCfg):
 
 
 # -- events ---------------------------------------------------------------------------------------
+EventMode = Literal["startup", "reset", "interval"]
+"""When an event term runs (`EventTermCfg.mode`)."""
+
+
 @dataclass(kw_only=True)
 class EventTermCfg(ManagerTermBaseCfg):
     """Called as `func(env, env_ids, **params)`."""
 
-    mode: Literal["startup", "reset", "interval"]
+    mode: EventMode
     """startup: once after construction, all envs; reset: when envs reset; interval: every
     random interval."""
     interval_range_s: tuple[float, float] | None = None
     """interval mode: the time between calls is drawn from this range, s."""
     is_global_time: bool = False
     """interval mode: one timer for all envs (True) or one per env (False)."""
+    min_step_count_between_reset: int = 0
+    """reset mode: apply to an env only if at least this many env steps (counted by
+    `env.common_step_counter`) passed since the term last applied to it; its first reset always
+    applies. 0: at every reset."""
 
     def validate(self) -> None:
         super().validate()
+        check_int(
+            self.min_step_count_between_reset,
+            "EventTermCfg.min_step_count_between_reset",
+            0,
+            "env steps",
+        )
         if self.mode not in ("startup", "reset", "interval"):
             raise ValueError(
                 f"EventTermCfg.mode is {self.mode!r}; use 'startup', 'reset' or 'interval'."

@@ -1,0 +1,115 @@
+"""mjlab 1.6's manager names: EventTermCfg.min_step_count_between_reset spaces out a reset
+event per env; ManagerTermBase class terms keep env state; the Null managers have a manager's
+interface and no terms; VecEnvObs / VecEnvStepReturn name what the env returns."""
+
+import typing
+
+import pytest
+import torch
+
+from mjlab.envs import ManagerBasedRlEnv, VecEnvStepReturn
+from mjlab.managers import (
+    EventMode,
+    EventTermCfg,
+    ManagerTermBase,
+    NullCommandManager,
+    NullCurriculumManager,
+    NullMetricsManager,
+    RewardTermCfg,
+)
+from mjlab.tasks import load_env_cfg
+
+
+def _cfg():
+    cfg = load_env_cfg("Mjlab-Cartpole-Balance")
+    cfg.scene.num_envs = 3
+    return cfg
+
+
+def test_a_reset_event_waits_its_minimum_steps_per_env():
+    counts = torch.zeros(3, dtype=torch.long)
+
+    def count(env, env_ids):
+        counts[env_ids.cpu()] += 1
+
+    cfg = _cfg()
+    cfg.events["count"] = EventTermCfg(func=count, mode="reset", min_step_count_between_reset=5)
+    env = ManagerBasedRlEnv(cfg)
+    try:
+        env.reset()  # the first reset of every env applies
+        assert counts.tolist() == [1, 1, 1]
+        actions = torch.zeros(3, env.action_manager.total_action_dim)
+        for _ in range(2):
+            env.step(actions)
+        env.reset(env_ids=torch.tensor([0, 1]))  # 2 steps after: too soon
+        assert counts.tolist() == [1, 1, 1]
+        for _ in range(4):
+            env.step(actions)
+        env.reset(env_ids=torch.tensor([0]))  # 6 steps after: applies to env 0 only
+        assert counts.tolist() == [2, 1, 1]
+        env.reset(env_ids=torch.tensor([0, 2]))  # env 0 just had it; env 2 is due
+        assert counts.tolist() == [2, 1, 2]
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="min_step_count_between_reset must be an integer >= 0"):
+        EventTermCfg(func=count, mode="reset", min_step_count_between_reset=-1)
+
+
+class _DistanceSinceReset(ManagerTermBase):
+    """A reward of the cart's travel since the env's reset: state kept in the term."""
+
+    def __init__(self, cfg, env):
+        super().__init__(cfg, env)
+        self.start = torch.zeros(self.num_envs, device=self.device)
+
+    def reset(self, env_ids=None):
+        self.start[env_ids] = self.env.scene["cartpole"].data.joint_pos[env_ids, 0].float()
+
+    def __call__(self, env):
+        return (env.scene["cartpole"].data.joint_pos[:, 0].float() - self.start).abs()
+
+
+def test_a_manager_term_base_term_keeps_its_state_in_the_env_state():
+    cfg = _cfg()
+    cfg.rewards["travel"] = RewardTermCfg(func=_DistanceSinceReset, weight=1.0)
+    env = ManagerBasedRlEnv(cfg)
+    try:
+        env.reset()
+        term = env.reward_manager.terms["travel"].func
+        assert isinstance(term, _DistanceSinceReset) and term.num_envs == 3
+        actions = torch.ones(3, env.action_manager.total_action_dim)
+        for _ in range(5):
+            env.step(actions)
+        column = env.reward_manager.active_terms.index("travel")
+        assert (env.reward_manager.step_reward[:, column] > 0).all()
+        state = env.get_state()
+        assert any(k.endswith(".start") for k in state["env"]), "the term's tensor is env state"
+    finally:
+        env.close()
+
+
+def test_null_managers_have_a_managers_interface_and_no_terms():
+    commands, curriculum, metrics = (
+        NullCommandManager(),
+        NullCurriculumManager(),
+        NullMetricsManager(),
+    )
+    for manager in (commands, curriculum, metrics):
+        assert manager.active_terms == [] and manager.reset(torch.arange(3)) == {}
+    commands.compute(0.02)
+    curriculum.compute(torch.arange(3))
+    metrics.compute()
+    with pytest.raises(KeyError, match="no commands"):
+        commands.get_command("twist")
+
+
+def test_event_mode_and_the_step_return_type_name_what_the_env_uses():
+    assert set(typing.get_args(EventMode)) == {"startup", "reset", "interval"}
+    env = ManagerBasedRlEnv(_cfg())
+    try:
+        env.reset()
+        out = env.step(torch.zeros(3, env.action_manager.total_action_dim))
+        assert typing.get_origin(VecEnvStepReturn) is tuple
+        assert len(out) == len(typing.get_args(VecEnvStepReturn)) == 5
+    finally:
+        env.close()
