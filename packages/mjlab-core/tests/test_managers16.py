@@ -113,3 +113,43 @@ def test_event_mode_and_the_step_return_type_name_what_the_env_uses():
         assert len(out) == len(typing.get_args(VecEnvStepReturn)) == 5
     finally:
         env.close()
+
+
+def test_rewards_unscaled_by_dt_are_the_scaled_ones_over_step_dt():
+    rewards = []
+    for scale in (True, False):
+        cfg = _cfg()
+        cfg.seed = 5
+        cfg.scale_rewards_by_dt = scale
+        env = ManagerBasedRlEnv(cfg)
+        try:
+            env.reset()
+            rewards.append(env.step(torch.ones(3, env.action_manager.total_action_dim))[1])
+            dt = env.step_dt
+        finally:
+            env.close()
+    torch.testing.assert_close(rewards[1], rewards[0] / dt, rtol=1e-5, atol=1e-6)
+    assert not torch.allclose(rewards[0], rewards[1])
+
+
+def test_a_velocity_action_with_use_default_offset_starts_from_the_default_velocities():
+    from mjlab.actuator import VelocityActuatorCfg
+    from mjlab.envs.mdp import JointVelocityActionCfg
+
+    cfg = _cfg()
+    entity = cfg.scene.entities["cartpole"]
+    entity.articulation.actuators = (
+        VelocityActuatorCfg(joint_names_expr=("slider",), damping=5.0, effort_limit=20.0),
+    )
+    entity.init_state.joint_vel = {"slider": 0.3, "hinge": 0.0}
+    cfg.actions = {
+        "vel": JointVelocityActionCfg(
+            asset_name="cartpole", actuator_names=("slider",), offset=1.0, use_default_offset=True
+        )
+    }
+    env = ManagerBasedRlEnv(cfg)
+    try:
+        term = env.action_manager.get_term("vel")
+        assert torch.allclose(term.offset, torch.full((3, 1), 0.3))  # not the given 1.0
+    finally:
+        env.close()

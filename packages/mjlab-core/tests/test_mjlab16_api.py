@@ -44,6 +44,7 @@ COVERED_NAMES = {
     ("mjlab.managers", "NullMetricsManager"),
     ("mjlab.envs", "VecEnvObs"),
     ("mjlab.envs", "VecEnvStepReturn"),
+    ("mjlab.envs.mdp", "JointVelocityActionCfg"),
 }
 
 

@@ -280,7 +280,8 @@ class ManagerBasedRlEnv:
             self.reset_terminated = terminated.clone()
             self.reset_time_outs = truncated.clone()
         self.reward_buf = self.reward_manager.compute(
-            dt=self.step_dt, ignore=diverged if self.cfg.sim.check_divergence else None
+            dt=self.step_dt if self.cfg.scale_rewards_by_dt else 1.0,
+            ignore=diverged if self.cfg.sim.check_divergence else None,
         )
         if self.cfg.sim.check_divergence:
             self.reward_buf = torch.where(diverged, 0.0, self.reward_buf)

@@ -106,6 +106,10 @@ class ManagerBasedRlEnvCfg(Config):
     """Reset envs whose episode ended inside `step` (as mjlab and Isaac Lab). False: `step`
     leaves them as they ended (their observation is the terminal one) and the caller resets
     them with `env.reset(env_ids=...)`; stepping an env that ended and was not reset raises."""
+    scale_rewards_by_dt: bool = True
+    """Multiply the weighted reward terms by `step_dt` (reward = sum of weight x term x
+    step_dt, so a term's episode sum does not depend on the control rate; as mjlab). False:
+    reward = sum of weight x term."""
     nonfinite_rewards: Literal["count", "raise"] = "count"
     """A reward term returning NaN/Inf: "count" (0 in the reward, counted and logged per term,
     warned once) or "raise" (FloatingPointError at once; syncs the device every step)."""
@@ -136,7 +140,7 @@ class ManagerBasedRlEnvCfg(Config):
             )
         if self.seed is not None:
             check_int(self.seed, "ManagerBasedRlEnvCfg.seed", 0, "None: 0")
-        for name in ("auto_reset", "is_finite_horizon"):
+        for name in ("auto_reset", "is_finite_horizon", "scale_rewards_by_dt"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
                     f"ManagerBasedRlEnvCfg.{name} must be True or False, got "

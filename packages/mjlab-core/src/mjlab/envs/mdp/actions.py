@@ -38,7 +38,12 @@ class JointAction(ActionTerm):
         offset = resolve_matching_values(_as_values(cfg.offset), names, what="joint", owner=owner)
         self.offset = torch.tensor(offset, device=dev).repeat(n, 1)
         if getattr(cfg, "use_default_offset", False):
-            self.offset = e.data.default_joint_pos[:, self._joint_ids].clone()
+            default = (
+                e.data.default_joint_vel
+                if self.action_type == "joint_velocity"
+                else e.data.default_joint_pos
+            )
+            self.offset = default[:, self._joint_ids].clone()
         self.raw_actions = torch.zeros(n, len(names), device=dev)
         self.processed_actions = torch.zeros_like(self.raw_actions)
 
@@ -168,6 +173,8 @@ class JointVelocityActionCfg(JointActionCfg):
 
     class_type: type = JointVelocityAction
     """Term class."""
+    use_default_offset: bool = False
+    """Use the entity's default joint velocities as the offset (in place of `offset`)."""
 
 
 @dataclass(kw_only=True)
