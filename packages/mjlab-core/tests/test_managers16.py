@@ -153,3 +153,17 @@ def test_a_velocity_action_with_use_default_offset_starts_from_the_default_veloc
         assert torch.allclose(term.offset, torch.full((3, 1), 0.3))  # not the given 1.0
     finally:
         env.close()
+
+
+def test_the_registry_takes_mjlabs_task_name_and_our_task_id():
+    from mjlab.tasks import load_env_cfg, load_rl_cfg
+
+    by_name = load_env_cfg(task_name="Mjlab-Cartpole-Balance", play=True)
+    by_id = load_env_cfg(task_id="Mjlab-Cartpole-Balance", play=True)
+    assert (by_name.scene.num_envs, by_name.rewards.keys()) == (
+        by_id.scene.num_envs,
+        by_id.rewards.keys(),
+    )
+    assert load_rl_cfg(task_name="Mjlab-Cartpole-Balance") == load_rl_cfg("Mjlab-Cartpole-Balance")
+    with pytest.raises(TypeError, match="give exactly one"):
+        load_env_cfg("Mjlab-Cartpole-Balance", task_id="Mjlab-Cartpole-Balance")

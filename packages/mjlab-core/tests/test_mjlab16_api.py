@@ -45,6 +45,9 @@ COVERED_NAMES = {
     ("mjlab.envs", "VecEnvObs"),
     ("mjlab.envs", "VecEnvStepReturn"),
     ("mjlab.envs.mdp", "JointVelocityActionCfg"),
+    ("mjlab.tasks.registry", "load_env_cfg"),
+    ("mjlab.tasks.registry", "load_rl_cfg"),
+    ("mjlab.tasks.registry", "load_runner_cls"),
 }
 
 

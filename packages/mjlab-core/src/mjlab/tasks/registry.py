@@ -115,19 +115,44 @@ def _materialize(value: Any, what: str, task_id: str) -> Any:
     return copy_config(value)
 
 
-def load_env_cfg(task_id: str, play: bool = False) -> Any:
-    """A fresh copy of the task's env config (the play variant with play=True)."""
+def _task(task_name: str | None, task_id: str | None, where: str) -> str:
+    """The task id given as `task_name` (mjlab 1.6's name) or `task_id` (ours): exactly one."""
+    if (task_name is None) == (task_id is None):
+        raise TypeError(
+            f"{where}() takes the task as task_name (or its older name task_id): give exactly "
+            f"one, e.g. {where}('Mjlab-Velocity-Flat-Unitree-Go1')."
+        )
+    return task_name if task_name is not None else task_id  # type: ignore[return-value]
+
+
+def load_env_cfg(
+    task_name: str | None = None, play: bool = False, *, task_id: str | None = None
+) -> Any:
+    """A fresh copy of the task's env config (the play variant with play=True).
+
+    Args:
+        task_name: the task id, e.g. "Mjlab-Velocity-Flat-Unitree-Go1" (mjlab's parameter name;
+            `task_id=` is accepted too).
+        play: the play variant.
+
+    Raises:
+        KeyError: an unknown task (with the closest ids). TypeError: no task or both names.
+    """
+    task_id = _task(task_name, task_id, "load_env_cfg")
     spec = _spec(task_id)
     return _materialize(spec.play_env_cfg if play else spec.env_cfg, "env config", task_id)
 
 
-def load_rl_cfg(task_id: str) -> Any:
-    """A fresh copy of the task's rl config (an mjlab-rl dataclass)."""
+def load_rl_cfg(task_name: str | None = None, *, task_id: str | None = None) -> Any:
+    """A fresh copy of the task's rl config (an mjlab-rl dataclass); the task as in
+    `load_env_cfg`."""
+    task_id = _task(task_name, task_id, "load_rl_cfg")
     return _materialize(_spec(task_id).rl_cfg, "rl config", task_id)
 
 
-def load_runner_cls(task_id: str) -> Any:
-    """The task's runner class, or None for the default."""
+def load_runner_cls(task_name: str | None = None, *, task_id: str | None = None) -> Any:
+    """The task's runner class, or None for the default; the task as in `load_env_cfg`."""
+    task_id = _task(task_name, task_id, "load_runner_cls")
     value = _spec(task_id).runner_cls
     if isinstance(value, str):
         module, _, attr = value.partition(":")
