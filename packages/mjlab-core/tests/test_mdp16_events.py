@@ -82,3 +82,30 @@ def test_nan_detection_flags_only_the_diverged_env(env):
     env.sim.data.qvel[1, 3] = float("nan")
     assert mdp.nan_detection(env).tolist() == [False, True, False]
     mdp.reset_scene_to_default(env, None)
+
+
+def test_contact_match_takes_mjlabs_pattern_and_leaves_out_excluded_names():
+    from mjlab.sensor import ContactMatch, ContactSensorCfg
+
+    cfg = load_env_cfg("Mjlab-Velocity-Flat-Unitree-Go1")
+    cfg.scene.num_envs = 2
+    cfg.scene.sensors = (
+        *cfg.scene.sensors,
+        ContactSensorCfg(
+            name="front_feet",
+            primary=ContactMatch(mode="geom", pattern=r"[FR][RL]", exclude=("R.",)),
+        ),
+    )
+    env = ManagerBasedRlEnv(cfg)
+    try:
+        sensor = env.scene["front_feet"]
+        assert [n.split("/")[-1] for n in sensor.slot_names] == ["FR", "FL"]
+        env.reset()
+        env.step(torch.zeros(2, env.action_manager.total_action_dim))
+        assert sensor.found.shape == (2, 2)
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="exactly one of patterns"):
+        ContactMatch(mode="geom", pattern="FR", patterns=("FL",))
+    with pytest.raises(ValueError, match="exclude=.*leaves none"):
+        ContactMatch(mode="geom", pattern="FR", exclude=(".*",)).select(["FR"], "entity 'robot'")

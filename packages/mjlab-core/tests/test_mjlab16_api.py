@@ -48,6 +48,7 @@ COVERED_NAMES = {
     ("mjlab.tasks.registry", "load_env_cfg"),
     ("mjlab.tasks.registry", "load_rl_cfg"),
     ("mjlab.tasks.registry", "load_runner_cls"),
+    ("mjlab.sensor", "ContactMatch"),
 }
 
 

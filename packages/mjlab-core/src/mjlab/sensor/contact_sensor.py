@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,10 +31,47 @@ class ContactMatch(Config):
 
     mode: Literal["body", "geom", "subtree"] = "body"
     """Match bodies, geoms, or whole subtrees (a body and its descendants)."""
-    patterns: tuple[str, ...]
+    patterns: tuple[str, ...] | None = None
     """Regexes (full match) over the entity's (or scene's) names of that kind."""
+    pattern: str | tuple[str, ...] | None = None
+    """mjlab 1.6's name for `patterns` (one regex or several); give one of the two."""
     entity: str | None = "robot"
     """Entity whose objects are matched; None for scene-level objects (e.g. the "terrain" geom)."""
+    exclude: tuple[str, ...] = ()
+    """Regexes (full match) of names to leave out of what the patterns matched."""
+
+    def __post_init__(self) -> None:
+        if (self.patterns is None) == (self.pattern is None):
+            raise ValueError(
+                "ContactMatch: give the names by exactly one of patterns (a tuple of regexes) "
+                f"or pattern (mjlab 1.6), got patterns={self.patterns!r}, "
+                f"pattern={self.pattern!r}."
+            )
+        if isinstance(self.patterns, str):
+            raise ValueError(
+                f"ContactMatch.patterns must be a tuple of regexes, e.g. ('{self.patterns}',)."
+            )
+
+    @property
+    def regexes(self) -> tuple[str, ...]:
+        """The name regexes, whichever field gave them."""
+        given = self.patterns if self.patterns is not None else self.pattern
+        return (given,) if isinstance(given, str) else tuple(given or ())
+
+    def select(self, names: list[str], owner: str) -> list[str]:
+        """The names (in their order) the regexes match, less the excluded ones.
+
+        Raises:
+            ValueError: a regex matches nothing (lists the names), or the exclusions leave
+                nothing.
+        """
+        _, found = resolve_matching_names(self.regexes, names, what=self.mode, owner=owner)
+        kept = [n for n in found if not any(re.fullmatch(x, n) for x in self.exclude)]
+        if not kept:
+            raise ValueError(
+                f"ContactMatch over {owner}: exclude={self.exclude!r} leaves none of {found}."
+            )
+        return kept
 
 
 @dataclass(kw_only=True)
@@ -71,10 +109,7 @@ class ContactSensor(Sensor):
         if match.entity is None:
             objs = spec.geoms if match.mode == "geom" else spec.bodies
             names = [o.name for o in objs if o.name and "/" not in o.name]
-            _, found = resolve_matching_names(
-                match.patterns, names, what=match.mode, owner="the scene"
-            )
-            return found
+            return match.select(names, "the scene")
         if match.entity not in entities:
             raise ValueError(f"Contact sensor '{self.name}': unknown entity '{match.entity}'.")
         ent = entities[match.entity]
@@ -82,9 +117,7 @@ class ContactSensor(Sensor):
         # After the scene attaches the entity, its spec's names carry the "<entity>/" prefix.
         prefix = f"{match.entity}/"
         names = [o.name.removeprefix(prefix) for o in objs if o.name]
-        _, found = resolve_matching_names(
-            match.patterns, names, what=match.mode, owner=f"entity '{match.entity}'"
-        )
+        found = match.select(names, f"entity '{match.entity}'")
         return [f"{match.entity}/{n}" for n in found]
 
     def edit_spec(self, spec, entities) -> None:
