@@ -107,5 +107,5 @@ def test_contact_match_takes_mjlabs_pattern_and_leaves_out_excluded_names():
         env.close()
     with pytest.raises(ValueError, match="exactly one of patterns"):
         ContactMatch(mode="geom", pattern="FR", patterns=("FL",))
-    with pytest.raises(ValueError, match="exclude=.*leaves none"):
+    with pytest.raises(ValueError, match=r"exclude=.*leaves none"):
         ContactMatch(mode="geom", pattern="FR", exclude=(".*",)).select(["FR"], "entity 'robot'")

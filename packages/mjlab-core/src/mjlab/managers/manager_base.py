@@ -47,7 +47,10 @@ class ManagerBase:
                     # The message says it all: no chained traceback of the lookup.
                     raise ValueError(f"{self.kind} '{name}', param '{key}': {err}") from None
         if inspect.isclass(term_cfg.func):
-            term_cfg.func = term_cfg.func(term_cfg, self.env)
+            try:
+                term_cfg.func = term_cfg.func(term_cfg, self.env)
+            except ValueError as err:  # a class term's own check: say which term
+                raise ValueError(f"{self.kind} '{name}': {err}") from None
 
     def check_params(self, name: str, func: Any, params: dict[str, Any]) -> None:
         """Check a term's params against its function's signature (a class term: its

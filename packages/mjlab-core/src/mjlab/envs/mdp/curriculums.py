@@ -212,13 +212,24 @@ def _keyword_params(func: Any) -> set[str] | None:
 
 class reward_curriculum(_StagedTerm):
     """Change a reward term's weight and/or params in stages of training (mjlab's
-    `reward_curriculum`), e.g. a tighter velocity-tracking kernel once the robot walks::
+    `reward_curriculum`), e.g. a tighter velocity-tracking kernel once the robot walks and a
+    larger action-rate penalty later::
 
-        CurriculumTermCfg(
+        from mjlab.envs import mdp
+        from mjlab.managers import CurriculumTermCfg
+
+        cfg.curriculum["tracking_stages"] = CurriculumTermCfg(
             func=mdp.reward_curriculum,
             params={
                 "reward_name": "track_lin_vel_xy_exp",
                 "stages": [{"step": 38_400, "params": {"std": 0.3}}],
+            },
+        )
+        cfg.curriculum["action_rate_stages"] = CurriculumTermCfg(
+            func=mdp.reward_curriculum,
+            params={
+                "reward_name": "action_rate_l2",
+                "stages": [{"step": 24_000, "weight": -0.05}, {"step": 48_000, "weight": -0.1}],
             },
         )
 

@@ -7,7 +7,7 @@ usually with mode "startup" (drawn once per env when the env is built) or "reset
     from mjlab.envs.mdp import dr
     from mjlab.managers import EventTermCfg, SceneEntityCfg
 
-    cfg.events["foot_friction"] = EventTermCfg(
+    cfg.events["dr_foot_friction"] = EventTermCfg(  # a new key: "foot_friction" is the Go1's own
         func=dr.geom_friction,
         mode="startup",
         params={
@@ -44,7 +44,10 @@ naming the event term.
 
 Reading the values back: `env.sim.expand_model_field("body_mass")` returns the (num_envs,
 nbody) per-env values the terms write (making the field per-env if no term has yet), and
-`env.sim.get_model(i)` a plain `MjModel` holding env i's values.
+`env.sim.get_model(i)` a plain `MjModel` holding env i's values. An entity's elements are
+columns `entity.geom_ids_global` (`body_ids_global`, ... in the entity's order; `find_geoms`
+gives the positions of names in it), e.g. the feet's friction:
+`view[:, [robot.geom_ids_global[i] for i in robot.find_geoms(("FR", "FL"))[0]]]`.
 
 Two events that write the same field overwrite each other in event order: e.g. a
 `dr.body_mass` on the base added to a velocity task replaces that task's own `base_mass`
