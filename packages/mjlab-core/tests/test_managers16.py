@@ -167,3 +167,32 @@ def test_the_registry_takes_mjlabs_task_name_and_our_task_id():
     assert load_rl_cfg(task_name="Mjlab-Cartpole-Balance") == load_rl_cfg("Mjlab-Cartpole-Balance")
     with pytest.raises(TypeError, match="give exactly one"):
         load_env_cfg("Mjlab-Cartpole-Balance", task_id="Mjlab-Cartpole-Balance")
+
+
+def test_action_acc_l2_is_the_squared_second_difference_of_the_actions():
+    from mjlab.envs import mdp
+
+    cfg = _cfg()
+    cfg.rewards["action_acc"] = RewardTermCfg(func=mdp.action_acc_l2, weight=-1.0)
+    env = ManagerBasedRlEnv(cfg)
+    try:
+        env.reset()
+        actions = [torch.full((3, 1), v) for v in (0.2, -0.1, 0.4)]
+        for a in actions:
+            env.step(a)
+        expected = ((0.4 - 2 * -0.1 + 0.2) ** 2) * torch.ones(3)
+        torch.testing.assert_close(mdp.action_acc_l2(env), expected)
+        column = env.reward_manager.active_terms.index("action_acc")
+        torch.testing.assert_close(env.reward_manager.step_reward[:, column], -expected)
+        env.reset(env_ids=torch.tensor([1]))  # a reset env's history starts from 0
+        assert env.action_manager.prev_prev_action[1].abs().sum() == 0
+    finally:
+        env.close()
+    # An env without the term keeps no second history.
+    env = ManagerBasedRlEnv(_cfg())
+    try:
+        env.reset()
+        env.step(torch.zeros(3, 1))
+        assert env.action_manager._prev_prev_action is None
+    finally:
+        env.close()

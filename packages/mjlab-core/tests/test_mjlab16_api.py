@@ -49,6 +49,7 @@ COVERED_NAMES = {
     ("mjlab.tasks.registry", "load_rl_cfg"),
     ("mjlab.tasks.registry", "load_runner_cls"),
     ("mjlab.sensor", "ContactMatch"),
+    ("mjlab.envs.mdp", "action_acc_l2"),
 }
 
 

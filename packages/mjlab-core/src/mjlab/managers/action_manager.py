@@ -69,6 +69,7 @@ class ActionManager:
         self.total_action_dim = sum(t.action_dim for t in self.terms.values())
         self.action = torch.zeros(env.num_envs, self.total_action_dim, device=env.device)
         self.prev_action = torch.zeros_like(self.action)
+        self._prev_prev_action: torch.Tensor | None = None
         self.host_checks: bool = torch.device(env.device).type == "cpu"
         """Check actions for NaN/Inf on the host and raise (default on the CPU, where it costs
         nothing); False (a CUDA env) keeps `step` free of host syncs: they act as 0 and are
@@ -139,6 +140,8 @@ class ActionManager:
             bad_values = nonfinite_mask(action)
             self.nonfinite = bad_values.sum()
             action = action.masked_fill(bad_values, 0.0)
+        if self._prev_prev_action is not None:
+            self._prev_prev_action[:] = self.prev_action
         self.prev_action[:] = self.action
         self.action[:] = action
         if len(self.terms) == 1:  # the whole action: no slicing operation
@@ -149,6 +152,16 @@ class ActionManager:
             term.process_actions(action[:, start : start + term.action_dim])
             start += term.action_dim
 
+    @property
+    def prev_prev_action(self) -> torch.Tensor:
+        """(num_envs, total_action_dim) the raw action two steps back (0 after a reset).
+
+        Kept only once something has read it (a term such as `mdp.action_acc_l2` reads it
+        when the env is built), so envs that do not use it copy nothing more per step."""
+        if self._prev_prev_action is None:
+            self._prev_prev_action = torch.zeros_like(self.action)
+        return self._prev_prev_action
+
     def apply_action(self) -> None:
         for term in self.terms.values():
             term.apply_actions()
@@ -157,6 +170,8 @@ class ActionManager:
         env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
         self.prev_action[env_ids] = 0.0
         self.action[env_ids] = 0.0
+        if self._prev_prev_action is not None:
+            self._prev_prev_action[env_ids] = 0.0
         for term in self.terms.values():
             term.reset(env_ids)
         return {}

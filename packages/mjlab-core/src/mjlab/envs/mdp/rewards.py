@@ -95,6 +95,13 @@ def action_rate_l2(env: ManagerBasedRlEnv) -> torch.Tensor:
     return (am.action - am.prev_action).square().sum(dim=1)
 
 
+def action_acc_l2(env: ManagerBasedRlEnv) -> torch.Tensor:
+    """Sum of squared second differences of the action, a_t - 2 a_{t-1} + a_{t-2} (a jerky
+    policy's cost; actions before a reset count as 0). Returns: (num_envs,)."""
+    am = env.action_manager
+    return (am.action - 2.0 * am.prev_action + am.prev_prev_action).square().sum(dim=1)
+
+
 def action_l2(env: ManagerBasedRlEnv) -> torch.Tensor:
     """Sum of squared actions. Returns: (num_envs,)."""
     return env.action_manager.action.square().sum(dim=1)
