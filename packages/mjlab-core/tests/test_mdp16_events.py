@@ -93,7 +93,7 @@ def test_contact_match_takes_mjlabs_pattern_and_leaves_out_excluded_names():
         *cfg.scene.sensors,
         ContactSensorCfg(
             name="front_feet",
-            primary=ContactMatch(mode="geom", pattern=r"[FR][RL]", exclude=("R.",)),
+            primary=ContactMatch(mode="geom", pattern=r"[FR][RL]", exclude="R."),
         ),
     )
     env = ManagerBasedRlEnv(cfg)

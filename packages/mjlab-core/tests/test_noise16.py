@@ -113,3 +113,37 @@ def test_one_bias_per_env_when_not_per_component_and_a_plain_model_applies_its_n
         torch.testing.assert_close(_offset(env, env.reset()[0]), torch.full((8, 2), 0.25))
     finally:
         env.close()
+
+
+@pytest.mark.parametrize(
+    "noise, expected",
+    [
+        (UniformNoiseCfg(n_min=2.0, n_max=2.0, operation="scale"), lambda raw: raw * 2.0),
+        (
+            GaussianNoiseCfg(mean=3.0, std=0.0, operation="abs"),
+            lambda raw: torch.full_like(raw, 3.0),
+        ),
+        (UniformNoiseCfg(n_min=0.5, n_max=0.5), lambda raw: raw + 0.5),
+    ],
+)
+def test_every_operation_acts_in_a_concatenated_group(noise, expected):
+    env = _env(noise)
+    try:
+        obs = env.step(torch.ones(8, env.action_manager.total_action_dim))[0]
+        raw = env.observation_manager._raw["actor"]["joint_pos"]
+        torch.testing.assert_close(obs["actor"][:, :2], expected(raw))
+    finally:
+        env.close()
+
+
+def test_the_bias_is_its_configs_draw_whatever_its_operation():
+    noise = NoiseModelWithAdditiveBiasCfg(
+        noise_cfg=ConstantNoiseCfg(bias=0.0),
+        bias_noise_cfg=UniformNoiseCfg(n_min=0.5, n_max=0.6, operation="scale"),
+    )
+    env = _env(noise)
+    try:
+        bias = env.observation_manager.noise_models["actor/joint_pos"].bias
+        assert (bias >= 0.5 - 1e-6).all() and (bias <= 0.6 + 1e-6).all()
+    finally:
+        env.close()

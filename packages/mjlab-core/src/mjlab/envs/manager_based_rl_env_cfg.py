@@ -109,7 +109,8 @@ class ManagerBasedRlEnvCfg(Config):
     scale_rewards_by_dt: bool = True
     """Multiply the weighted reward terms by `step_dt` (reward = sum of weight x term x
     step_dt, so a term's episode sum does not depend on the control rate; as mjlab). False:
-    reward = sum of weight x term."""
+    reward = sum of weight x term, and the logged `Episode_Reward/<term>` (episode sum over
+    the episode length in seconds) is then per step over seconds rather than a mean rate."""
     nonfinite_rewards: Literal["count", "raise"] = "count"
     """A reward term returning NaN/Inf: "count" (0 in the reward, counted and logged per term,
     warned once) or "raise" (FloatingPointError at once; syncs the device every step)."""

@@ -80,7 +80,9 @@ class EventManager(ManagerBase):
                 if mode != "interval":
                     ids = all_ids() if env_ids is None else env_ids
                     if name in self._last_applied:  # reset mode, spaced out
-                        ids = self._due(name, term, torch.as_tensor(ids, device=self.env.device))
+                        ids = self._due(
+                            name, term, resolve_env_ids(ids, self.env.num_envs, self.env.device)
+                        )
                         if not len(ids):
                             continue
                     term.func(self.env, ids, **term.params)

@@ -98,8 +98,17 @@ class _FusedGroup:
                 col[self.slices[name]] = torch.as_tensor(v, dtype=torch.float32)
             return col.to(device)
 
-        uniform = {k: t.noise for k, t in terms.items() if type(t.noise) is UniformNoiseCfg}
-        gauss = {k: t.noise for k, t in terms.items() if type(t.noise) is GaussianNoiseCfg}
+        # The fused formulas are the "add" ones; other operations go through `apply`.
+        uniform = {
+            k: t.noise
+            for k, t in terms.items()
+            if type(t.noise) is UniformNoiseCfg and t.noise.operation == "add"
+        }
+        gauss = {
+            k: t.noise
+            for k, t in terms.items()
+            if type(t.noise) is GaussianNoiseCfg and t.noise.operation == "add"
+        }
         self.custom_noise = [
             (self.slices[k], t.noise)
             for k, t in terms.items()
@@ -548,9 +557,9 @@ def _noise_model(cfg: NoiseModelCfg, num_envs: int, device, generator, width: in
     """`cfg.class_type(cfg, num_envs, device, ...)`: with our generator and the observation's
     width, or with mjlab's three arguments for a model class that takes only those."""
     cls = type(cfg).class_type
-    try:
+    accepted = inspect.signature(cls).parameters
+    if "generator" in accepted and "num_components" in accepted:
         return cls(cfg, num_envs, device, generator=generator, num_components=width)
-    except TypeError:
-        model = cls(cfg, num_envs, device)
-        model.generator = generator
-        return model
+    model = cls(cfg, num_envs, device)
+    model.generator = generator
+    return model

@@ -13,7 +13,8 @@ from mjlab.utils.math import maybe_nonfinite, nonfinite_mask
 
 
 class RewardManager(ManagerBase):
-    """reward = sum_i weight_i * term_i * step_dt. Episode sums are logged on reset as
+    """reward = sum_i weight_i * term_i * step_dt (`dt` = 1 with the env config's
+    `scale_rewards_by_dt` False). Episode sums are logged on reset as
     `Episode_Reward/<term>`: the episode's sum divided by the max episode length in seconds
     (Isaac Lab's convention, so values are comparable across episode lengths).
 

@@ -37,8 +37,9 @@ class ContactMatch(Config):
     """mjlab 1.6's name for `patterns` (one regex or several); give one of the two."""
     entity: str | None = "robot"
     """Entity whose objects are matched; None for scene-level objects (e.g. the "terrain" geom)."""
-    exclude: tuple[str, ...] = ()
-    """Regexes (full match) of names to leave out of what the patterns matched."""
+    exclude: str | tuple[str, ...] = ()
+    """Regexes (full match) of names to leave out of what the patterns matched (one regex or
+    several)."""
 
     def __post_init__(self) -> None:
         if (self.patterns is None) == (self.pattern is None):
@@ -66,7 +67,8 @@ class ContactMatch(Config):
                 nothing.
         """
         _, found = resolve_matching_names(self.regexes, names, what=self.mode, owner=owner)
-        kept = [n for n in found if not any(re.fullmatch(x, n) for x in self.exclude)]
+        exclude = (self.exclude,) if isinstance(self.exclude, str) else tuple(self.exclude)
+        kept = [n for n in found if not any(re.fullmatch(x, n) for x in exclude)]
         if not kept:
             raise ValueError(
                 f"ContactMatch over {owner}: exclude={self.exclude!r} leaves none of {found}."

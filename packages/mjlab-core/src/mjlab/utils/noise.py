@@ -139,7 +139,7 @@ class NoiseModel:
         num_envs: the number of envs.
         device: where its state lives.
         generator: where its draws come from (the observation manager passes `env.rng`).
-        num_components: the width of the observation it corrupts (its last dimension).
+        num_components: the size of the last dimension of the observation it corrupts.
     """
 
     def __init__(
@@ -186,8 +186,9 @@ class NoiseModelWithAdditiveBias(NoiseModel):
             else torch.as_tensor(env_ids, device=self.device, dtype=torch.long)
         )
         if len(ids):
-            zeros = torch.zeros(len(ids), self.bias.shape[1], device=self.device)
-            self.bias[ids] = self.cfg.bias_noise_cfg.apply(zeros, self.generator)
+            # The draw itself is the bias (the bias config's `operation` has no value to act on).
+            shape = (len(ids), self.bias.shape[1])
+            self.bias[ids] = self.cfg.bias_noise_cfg.sample(shape, self.device, self.generator)
 
     def __call__(self, data: torch.Tensor) -> torch.Tensor:
         bias = self.bias.view(self.num_envs, *([1] * (data.ndim - 2)), self.bias.shape[1])
@@ -215,9 +216,11 @@ class NoiseModelWithAdditiveBiasCfg(NoiseModelCfg, class_type=NoiseModelWithAddi
     """Per-step noise plus a per-episode bias (`NoiseModelWithAdditiveBias`)."""
 
     bias_noise_cfg: NoiseCfg | None = None
-    """The bias's distribution, drawn at every reset of an env (required)."""
+    """The bias's distribution, drawn at every reset of an env (required; its draw is the
+    bias, whatever its `operation`)."""
     sample_bias_per_component: bool = True
-    """One bias per observation component (else one per env, shared by the components)."""
+    """One bias per entry of the observation's last dimension (else one per env, shared by
+    them)."""
 
     def __post_init__(self) -> None:
         if self.bias_noise_cfg is None:

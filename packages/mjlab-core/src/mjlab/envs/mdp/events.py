@@ -257,7 +257,9 @@ def reset_scene_to_default(env: ManagerBasedRlEnv, env_ids: torch.Tensor | None)
     """Put every entity of the scene back in its default state in `env_ids` (None: all): a
     floating base at its default root pose moved to the env's origin, with its default
     velocity; joints at their default positions and velocities. Fixed-base entities keep their
-    place; entities without joints keep their (absent) joint state."""
+    place; entities without joints keep their (absent) joint state. It writes qpos and qvel
+    only: actuator targets, ctrl and sensors are left as they are, and derived quantities
+    (body poses) follow at the next physics step or `env.sim.forward()`."""
     ids = resolve_env_ids(env, env_ids)
     for entity in env.scene.entities.values():
         if not entity.is_fixed_base:
