@@ -12,6 +12,29 @@ import torch
 from mjlab.managers.scene_entity_config import SceneEntityCfg
 from mjlab.utils.config import copy_config
 
+_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def term_parameters(func: Any) -> list[inspect.Parameter] | None:
+    """The parameters a manager calls a term with: a function's (or a callable instance's,
+    e.g. a class term already built), or a term class's `__call__` without `self`; None when
+    the signature cannot be read (a builtin)."""
+    try:
+        if inspect.isclass(func):
+            return list(inspect.signature(func.__call__).parameters.values())[1:]
+        return list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+
+
+def term_keyword_names(func: Any) -> set[str] | None:
+    """The names a term takes by keyword; None when it takes any (`**kwargs`) or its
+    signature cannot be read."""
+    parameters = term_parameters(func)
+    if parameters is None or any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return {p.name for p in parameters if p.kind in _KEYWORD}
+
 
 class ManagerBase:
     """Holds `env` and prepares terms: resolves `SceneEntityCfg` params and instantiates
@@ -61,19 +84,13 @@ class ManagerBase:
             ValueError: a param the function has no parameter for (with the closest name), or
                 a parameter without default that params does not give; names the term.
         """
-        target = func.__call__ if inspect.isclass(func) else func
-        try:
-            signature = inspect.signature(target)
-        except (TypeError, ValueError):  # a builtin or C function: nothing to read
+        parameters = term_parameters(func)
+        if parameters is None:  # a builtin or C function: nothing to read
             return
-        parameters = list(signature.parameters.values())
-        if inspect.isclass(func):
-            parameters = parameters[1:]  # self
         rest = parameters[len(self.leading_args) :]
         if any(p.kind is p.VAR_KEYWORD for p in rest):
             return
-        keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-        names = [p.name for p in rest if p.kind in keyword]
+        names = [p.name for p in rest if p.kind in _KEYWORD]
         label = getattr(func, "__qualname__", None) or type(func).__name__
         for key in params:
             if key not in names:
@@ -83,7 +100,7 @@ class ManagerBase:
                     f"{self.kind} '{name}': params has '{key}', but {label}() takes no such "
                     f"parameter; {hint}its parameters: {', '.join(names) or '(none)'}."
                 )
-        missing = [p.name for p in rest if p.kind in keyword and p.default is p.empty]
+        missing = [p.name for p in rest if p.kind in _KEYWORD and p.default is p.empty]
         missing = [m for m in missing if m not in params]
         if missing:
             raise ValueError(

@@ -63,14 +63,9 @@ class Config:
                 )
             for name in kwargs:
                 if accepted is not None and name not in accepted:
-                    close = difflib.get_close_matches(name, sorted(accepted), n=1, cutoff=0.6)
-                    hint = (
-                        f"did you mean '{close[0]}'?"
-                        if close
-                        else (f"its fields are: {', '.join(sorted(accepted))}.")
-                    )
                     raise TypeError(
-                        f"{cls.__name__}() got an unexpected keyword argument '{name}'; {hint}"
+                        f"{cls.__name__}() got an unexpected keyword argument '{name}'; "
+                        f"{_closest(name, sorted(accepted))}"
                     )
         return super().__new__(cls)
 
@@ -106,14 +101,22 @@ def _settable_names(cls: type) -> frozenset[str]:
 
 def _unknown_field(cls: type, name: str, settable: frozenset[str], obj: object) -> Exception:
     fields = [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else []
-    close = difflib.get_close_matches(name, fields or sorted(settable), n=1, cutoff=0.6)
-    hint = f"did you mean '{close[0]}'?" if close else f"its fields are: {', '.join(fields)}."
+    hint = _closest(name, fields or sorted(settable), fields)
     return UnknownFieldError(
         f"{cls.__name__} has no field '{name}'; {hint} (An attribute a config does not "
         "declare would be stored and never read.)",
         name=name,
         obj=obj,
     )
+
+
+def _closest(name: str, candidates: list[str], listed: list[str] | None = None) -> str:
+    """ "did you mean 'x'?" for the closest of `candidates`, else the `listed` names (default:
+    the candidates)."""
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return f"its fields are: {', '.join(candidates if listed is None else listed)}."
 
 
 def _frozen_message(path: str) -> str:

@@ -104,6 +104,7 @@ class UniformNoiseCfg(NoiseCfg):
     def apply(self, data: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
         if self.operation != "add":
             return super().apply(data, generator)
+        # Added in this order, as before `operation` existed: the same floats to the last bit.
         u = rand(data.shape, data.device, generator)
         return data + u * (self.n_max - self.n_min) + self.n_min
 

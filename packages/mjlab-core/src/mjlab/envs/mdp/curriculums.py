@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import torch
 
+from mjlab.managers.manager_base import term_keyword_names
 from mjlab.managers.scene_entity_config import SceneEntityCfg
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ class _StagedTerm:
         self._stages: list[dict] = list(params["stages"])
         if not self._stages:
             raise ValueError(f"{kind} '{term_name}': give at least one stage.")
-        accepted = _keyword_params(self.term.func)
+        accepted = term_keyword_names(self.term.func)
         steps = []
         for i, stage in enumerate(self._stages):
             where = f"{kind} '{term_name}', stage {i}"
@@ -194,20 +194,6 @@ class _StagedTerm:
 
     def _changed(self) -> None:
         pass
-
-
-def _keyword_params(func: Any) -> set[str] | None:
-    """The names a term function (or a class term's `__call__`) takes by keyword; None when it
-    takes any (`**kwargs`) or has no readable signature."""
-    target = func if inspect.isfunction(func) or inspect.ismethod(func) else func.__call__
-    try:
-        parameters = inspect.signature(target).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is p.VAR_KEYWORD for p in parameters):
-        return None
-    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    return {p.name for p in parameters if p.kind in keyword}
 
 
 class reward_curriculum(_StagedTerm):
