@@ -21,6 +21,7 @@ import numpy as np
 from mjlab.utils.config import Config
 
 __all__ = [
+    "FlatPatchSamplingCfg",
     "FlatTerrainCfg",
     "PyramidSlopedTerrainCfg",
     "PyramidStairsTerrainCfg",
@@ -72,11 +73,60 @@ def _platform_mask(shape: tuple[int, int], scale: float, width: float) -> np.nda
 
 
 @dataclass(kw_only=True)
+class FlatPatchSamplingCfg(Config):
+    """Where to look for flat spots on a sub-terrain (spawn or goal points on rough ground).
+
+    A candidate is a point of a square grid (spacing ``grid_resolution``) inside the x / y
+    ranges around the sub-terrain's origin. It is flat when, within ``patch_radius`` of it, the
+    surface (height field and box tops) varies by at most ``max_height_diff`` and its height
+    relative to the origin lies in ``z_range``. ``num_patches`` of the flat candidates are drawn
+    with the generator's random generator (with repeats when fewer are flat; the origin itself
+    when none is).
+    """
+
+    num_patches: int
+    """Patches to return per sub-terrain, >= 1."""
+    patch_radius: float
+    """Radius of the disc that must be flat, m (> 0)."""
+    max_height_diff: float = 0.05
+    """Largest height spread allowed within the disc, m (>= 0)."""
+    x_range: tuple[float, float] = (-1e6, 1e6)
+    """Candidate x relative to the sub-terrain's origin, m (clipped to the sub-terrain)."""
+    y_range: tuple[float, float] = (-1e6, 1e6)
+    """Candidate y relative to the sub-terrain's origin, m (clipped to the sub-terrain)."""
+    z_range: tuple[float, float] = (-1e6, 1e6)
+    """Candidate height relative to the sub-terrain's origin, m."""
+    grid_resolution: float = 0.1
+    """Spacing of the candidate grid, m (> 0)."""
+
+    def __post_init__(self) -> None:
+        if self.num_patches < 1:
+            raise ValueError(
+                f"FlatPatchSamplingCfg.num_patches = {self.num_patches}: must be >= 1."
+            )
+        _check_positive("FlatPatchSamplingCfg", "patch_radius", self.patch_radius)
+        _check_positive("FlatPatchSamplingCfg", "max_height_diff", self.max_height_diff, True)
+        _check_positive("FlatPatchSamplingCfg", "grid_resolution", self.grid_resolution)
+        for name in ("x_range", "y_range", "z_range"):
+            lo, hi = getattr(self, name)
+            if lo > hi:
+                raise ValueError(
+                    f"FlatPatchSamplingCfg.{name} = {(lo, hi)}: need low <= high; swap them."
+                )
+
+
+@dataclass(kw_only=True)
 class SubTerrainCfg(Config):
     """Base of the sub-terrain kinds."""
 
     proportion: float = 1.0
     """Relative share of the grid's columns (curriculum) or cells (random) of this kind, >= 0."""
+    size: tuple[float, float] = (10.0, 10.0)
+    """Side of the sub-terrain along x and y, m. The terrain generator builds every sub-terrain
+    at its own ``TerrainGeneratorCfg.size`` whatever this says."""
+    flat_patch_sampling: dict[str, FlatPatchSamplingCfg] | None = None
+    """Named flat-spot searches on each sub-terrain of this kind; the results are
+    ``TerrainGenerator.flat_patches[name]``. None: no search."""
 
     def __post_init__(self) -> None:
         _check_positive(type(self).__name__, "proportion", self.proportion, allow_zero=True)
