@@ -27,7 +27,8 @@ class SceneCfg(Config):
     """Distance between env origins on a plane terrain, m (worlds are separate simulations;
     origins matter for where robots spawn on a shared terrain)."""
     terrain: Any | None = None
-    """`mjlab.terrains.TerrainImporterCfg`; None: no ground at all."""
+    """`mjlab.terrains.TerrainImporterCfg` or mjlab 1.6's `TerrainEntityCfg`; None: no ground
+    at all."""
     entities: dict[str, EntityCfg] = field(default_factory=dict)
     """Entities by name; each is attached under the prefix "<name>/"."""
     sensors: tuple[SensorCfg, ...] = ()
@@ -109,9 +110,10 @@ class Scene:
         )
         self.terrain = None
         if cfg.terrain is not None:
-            from mjlab.terrains import TerrainImporter
+            from mjlab.terrains import TerrainEntity, TerrainEntityCfg, TerrainImporter
 
-            self.terrain = TerrainImporter(cfg.terrain, self.device)
+            kind = TerrainEntity if isinstance(cfg.terrain, TerrainEntityCfg) else TerrainImporter
+            self.terrain = kind(cfg.terrain, self.device)
             self.terrain.add_to_spec(self.spec)
         self.entities: dict[str, Entity] = {}
         for name, ent_cfg in cfg.entities.items():
@@ -152,13 +154,15 @@ class Scene:
                 stacklevel=3,
             )
             return
-        from mjlab.terrains.terrain_importer import TERRAIN_NAME
-
+        ground = self.terrain.geom_names
         for pair in entity.terrain_pairs:
             kwargs = dict(pair)
-            kwargs["name"] = f"{name}/{pair['name']}"
             kwargs["geomname1"] = f"{name}/{pair['geomname1']}"
-            self.spec.add_pair(geomname2=TERRAIN_NAME, **kwargs)
+            # One pair per terrain geom: the height field (or plane) keeps the pair's own name.
+            for k, geom in enumerate(ground):
+                suffix = "" if k == 0 else f"/{geom}"
+                kwargs["name"] = f"{name}/{pair['name']}{suffix}"
+                self.spec.add_pair(geomname2=geom, **kwargs)
 
     def compile(self) -> mujoco.MjModel:
         """Compile the composed spec into the scene's MjModel."""

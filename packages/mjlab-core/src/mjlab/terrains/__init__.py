@@ -4,7 +4,9 @@
 `TerrainGenerator` builds the height map from sub-terrain kinds (`height_field`).
 """
 
+from mjlab.terrains.box_geometry import BoxSubTerrainCfg, TerrainBoxes
 from mjlab.terrains.height_field import (
+    FlatPatchSamplingCfg,
     FlatTerrainCfg,
     PyramidSlopedTerrainCfg,
     PyramidStairsTerrainCfg,
@@ -13,10 +15,20 @@ from mjlab.terrains.height_field import (
     RandomRoughTerrainCfg,
     SubTerrainCfg,
 )
+from mjlab.terrains.terrain_entity import TerrainEntity, TerrainEntityCfg
 from mjlab.terrains.terrain_generator import TerrainGenerator, TerrainGeneratorCfg
-from mjlab.terrains.terrain_importer import TerrainImporter, TerrainImporterCfg
+from mjlab.terrains.terrain_importer import (
+    TERRAIN_GEOMS,
+    TERRAIN_NAME,
+    TerrainImporter,
+    TerrainImporterCfg,
+)
 
 __all__ = [
+    "TERRAIN_GEOMS",
+    "TERRAIN_NAME",
+    "BoxSubTerrainCfg",
+    "FlatPatchSamplingCfg",
     "FlatTerrainCfg",
     "PyramidSlopedTerrainCfg",
     "PyramidStairsTerrainCfg",
@@ -24,6 +36,9 @@ __all__ = [
     "RandomGridBoxesTerrainCfg",
     "RandomRoughTerrainCfg",
     "SubTerrainCfg",
+    "TerrainBoxes",
+    "TerrainEntity",
+    "TerrainEntityCfg",
     "TerrainGenerator",
     "TerrainGeneratorCfg",
     "TerrainImporter",

@@ -16,6 +16,10 @@ __all__ = ["TerrainImporter", "TerrainImporterCfg"]
 
 TERRAIN_NAME = "terrain"
 """Name of the ground geom (and of the height-field asset)."""
+TERRAIN_GEOMS = r"terrain(_box_\d+_\d+_\d+)?"
+"""Regex (full match) of every terrain geom: the plane or height field and the box geoms of
+box sub-terrains (``terrain_box_<row>_<col>_<k>``). Contact sensors and pairs that mean "the
+ground" use it."""
 
 
 @dataclass(kw_only=True)
@@ -99,7 +103,7 @@ class TerrainImporter:
         self._heights: torch.Tensor | None = None
         if self.generator is not None:
             self._heights = torch.as_tensor(
-                self.generator.heights, dtype=torch.float32, device=self.device
+                self.generator.surface, dtype=torch.float32, device=self.device
             )
         self.env_origins = torch.zeros(0, 3, device=self.device)
         self.terrain_levels: torch.Tensor | None = None
@@ -111,9 +115,17 @@ class TerrainImporter:
         """Number of difficulty rows (levels are 0 .. max_terrain_level - 1); 1 for a plane."""
         return 1 if self.terrain_origins is None else int(self.terrain_origins.shape[0])
 
+    @property
+    def geom_names(self) -> list[str]:
+        """Names of the terrain's geoms in the scene: "terrain" (plane or height field), then
+        the box geoms of box sub-terrains (all matching `TERRAIN_GEOMS`)."""
+        boxes = [] if self.generator is None else self.generator.box_geom_names
+        return [TERRAIN_NAME, *boxes]
+
     def height_at(self, pos_xy: torch.Tensor) -> torch.Tensor:
-        """Height of the ground under world points: the nearest height-field vertex (as
-        ``TerrainGenerator.height_at``), 0 on a plane. Batched, no host read.
+        """Height of the ground under world points: the nearest vertex of the walkable surface
+        (height field and box tops, as ``TerrainGenerator.height_at``), 0 on a plane. Batched,
+        no host read.
 
         Args:
             pos_xy: (..., 2) world x, y, m, on this importer's device (clipped to the map).
@@ -134,9 +146,10 @@ class TerrainImporter:
         return self._heights[ix, iy]
 
     def add_to_spec(self, spec: mujoco.MjSpec) -> None:
-        """Add the ground to ``spec``: a plane geom, or one height-field asset and geom.
+        """Add the ground to ``spec``: a plane geom, or one height-field asset and geom plus the
+        box geoms of box sub-terrains (`geom_names`).
 
-        Both are named "terrain" and in geom group 0; the plane's surface is z = 0.
+        All are in geom group 0; the plane's surface is z = 0.
 
         Args:
             spec: The scene spec to edit.
