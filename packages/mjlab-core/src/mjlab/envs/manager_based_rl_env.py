@@ -15,7 +15,9 @@ from mjlab.managers import (
     CurriculumManager,
     EventManager,
     MetricsManager,
+    NullRecorderManager,
     ObservationManager,
+    RecorderManager,
     RewardManager,
     TerminationManager,
 )
@@ -39,7 +41,11 @@ class ManagerBasedRlEnv:
     One `step(action)`: process the action; `decimation` physics steps with the actuator
     targets held; sensors update; terminations; rewards (weight * term * step_dt); envs that
     are done (or whose physics diverged) are reset inside the step; commands and interval
-    events advance; observations are computed once (history advances once).
+    events advance; observations are computed once (history advances once). Recorder terms
+    (`cfg.recorders`, `mjlab.managers.RecorderTerm`) see the step through their hooks:
+    `record_pre_reset(ids)` just before the done envs reset, `record_post_reset(ids)` and then
+    `record_post_step()` once the observations are computed; `reset` ends with
+    `record_post_reset(env_ids)`.
 
     Args:
         cfg: the task config. The env works on its own copy (`self.cfg`, made by
@@ -64,8 +70,9 @@ class ManagerBasedRlEnv:
             term.
     """
 
-    _snapshot_exclude = ("_dr_defaults",)
-    """`mdp.dr`'s copy of the compiled model's values (constants, made on first use)."""
+    _snapshot_exclude = ("_dr_defaults", "recorder_manager")
+    """`mdp.dr`'s copy of the compiled model's values (constants, made on first use), and the
+    recorders: what they captured is a record of the run, not state it depends on."""
 
     metadata: ClassVar[dict] = {"render_modes": [None, "rgb_array"]}
     is_vector_env = True
@@ -124,6 +131,12 @@ class ManagerBasedRlEnv:
         self.reward_manager = RewardManager(cfg.rewards, self)
         self.curriculum_manager = CurriculumManager(cfg.curriculum, self)
         self.metrics_manager = MetricsManager(cfg.metrics, self)
+        # Recorders only observe: built last, after every manager they may read. No terms:
+        # the null manager, whose hooks return at once.
+        if any(term is not None for term in (cfg.recorders or {}).values()):
+            self.recorder_manager = RecorderManager(cfg.recorders, self)
+        else:
+            self.recorder_manager = NullRecorderManager()
         self._configure_spaces()
 
         self.event_manager.apply("startup")
@@ -206,7 +219,8 @@ class ManagerBasedRlEnv:
         """Reset `env_ids` (None: all) and return (observations, extras).
 
         With a seed, the generators are reseeded first, so the same seed gives the same rollout.
-        Only the reset envs' observation histories advance.
+        Only the reset envs' observation histories advance. The recorders'
+        `record_post_reset(env_ids)` runs last, with the new observations in `obs_buf`.
 
         Args:
             seed: reseed the env's generators first (None: keep them).
@@ -228,6 +242,7 @@ class ManagerBasedRlEnv:
         self.obs_buf = self.observation_manager.compute(
             update_history=True, env_ids=None if full else env_ids
         )
+        self.recorder_manager.record_post_reset(env_ids)
         return self.obs_buf, self.extras
 
     def step(self, action: torch.Tensor) -> VecEnvStepReturn:
@@ -289,9 +304,13 @@ class ManagerBasedRlEnv:
             self.extras["log"]["Metrics/physics_divergence"] = diverged.sum().float()
         self.metrics_manager.compute()
 
+        resetting = False
         if self.cfg.auto_reset:
             reset_ids = mark_checked(self.reset_buf.nonzero().flatten())  # valid by making
-            if len(reset_ids) > 0:
+            resetting = len(reset_ids) > 0
+            if resetting:
+                # The terminal step's action, reward and done flags, before the reset clears them.
+                self.recorder_manager.record_pre_reset(reset_ids)
                 self._reset_idx(reset_ids)
         else:
             self.awaiting_reset |= self.reset_buf
@@ -303,6 +322,9 @@ class ManagerBasedRlEnv:
         )
         if not self.action_manager.host_checks:
             self.extras["log"]["Metrics/nonfinite_actions"] = self.action_manager.nonfinite.float()
+        if resetting:
+            self.recorder_manager.record_post_reset(reset_ids)
+        self.recorder_manager.record_post_step()
         if self.cfg.is_finite_horizon:
             terminated, truncated = self.reset_buf.clone(), torch.zeros_like(self.reset_buf)
         else:
@@ -378,9 +400,11 @@ class ManagerBasedRlEnv:
         return self._renderer.render()
 
     def close(self) -> None:
-        """Free the renderers: `render`'s and the scene's camera sensors'."""
+        """Free the renderers (`render`'s and the scene's camera sensors') and close the
+        recorder terms (`RecorderTerm.close`)."""
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
         for sensor in self.scene.sensors.values():
             sensor.close()
+        self.recorder_manager.close()

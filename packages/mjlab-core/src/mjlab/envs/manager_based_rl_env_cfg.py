@@ -13,6 +13,7 @@ from mjlab.managers import (
     EventTermCfg,
     MetricsTermCfg,
     ObservationGroupCfg,
+    RecorderTermCfg,
     RewardTermCfg,
     TerminationTermCfg,
 )
@@ -29,6 +30,7 @@ _TERM_DICTS = {
     "commands": CommandTermCfg,
     "curriculum": CurriculumTermCfg,
     "metrics": MetricsTermCfg,
+    "recorders": RecorderTermCfg,
 }
 
 
@@ -96,6 +98,10 @@ class ManagerBasedRlEnvCfg(Config):
     """Curriculum terms, called on reset."""
     metrics: dict[str, MetricsTermCfg | None] = field(default_factory=dict)
     """Per-step diagnostics logged as episode means."""
+    recorders: dict[str, RecorderTermCfg | None] = field(default_factory=dict)
+    """Recorder terms (`RecorderTerm` subclasses) that capture what a rollout does: their hooks
+    run at the end of `reset` and around the resets and at the end of `step`. Empty: the env
+    uses a `NullRecorderManager` and does no recording work."""
     seed: int | None = None
     """Seed of the env's torch and numpy generators (None: 0)."""
     is_finite_horizon: bool = False

@@ -26,8 +26,10 @@ from mjlab.managers.null_managers import (
     NullCommandManager,
     NullCurriculumManager,
     NullMetricsManager,
+    NullRecorderManager,
 )
 from mjlab.managers.observation_manager import ObservationManager
+from mjlab.managers.recorder_manager import RecorderManager, RecorderTerm, RecorderTermCfg
 from mjlab.managers.reward_manager import RewardManager
 from mjlab.managers.scene_entity_config import SceneEntityCfg
 from mjlab.managers.termination_manager import TerminationManager
@@ -54,9 +56,13 @@ __all__ = [
     "NullCommandManager",
     "NullCurriculumManager",
     "NullMetricsManager",
+    "NullRecorderManager",
     "ObservationGroupCfg",
     "ObservationManager",
     "ObservationTermCfg",
+    "RecorderManager",
+    "RecorderTerm",
+    "RecorderTermCfg",
     "RewardManager",
     "RewardTermCfg",
     "SceneEntityCfg",

@@ -1,5 +1,5 @@
 """Managers with no terms (mjlab 1.6's `Null*Manager`): stand-ins with the interface of a
-manager for an env, or a tool, that has no commands, curriculum or metrics. Building a manager
+manager for an env, or a tool, that has no commands, curriculum, metrics or recorders. Building a manager
 from an empty config behaves the same; these need no env."""
 
 from __future__ import annotations
@@ -63,3 +63,37 @@ class NullMetricsManager(_NullManager):
 
     def compute(self) -> None:
         """Nothing to accumulate."""
+
+
+class NullRecorderManager(_NullManager):
+    """No recorders (the env's `recorder_manager` when `cfg.recorders` is empty): every
+    `record_*` hook and `close` return at once, without touching a tensor, so an env without
+    recorders does no extra work in `step` or `reset`."""
+
+    kind = "recorder term"
+    cfg = None
+    """No config (as mjlab's)."""
+
+    def __repr__(self) -> str:
+        return "NullRecorderManager()"
+
+    def __contains__(self, name: object) -> bool:
+        """False: no terms."""
+        return False
+
+    def get_term(self, name: str) -> Any:
+        """Raises:
+        KeyError: always (there are no recorder terms)."""
+        raise KeyError(f"No recorder term '{name}': this env has no recorders.")
+
+    def record_pre_reset(self, env_ids: torch.Tensor) -> None:
+        """Nothing to record."""
+
+    def record_post_reset(self, env_ids: torch.Tensor) -> None:
+        """Nothing to record."""
+
+    def record_post_step(self) -> None:
+        """Nothing to record."""
+
+    def close(self) -> None:
+        """Nothing to close."""
