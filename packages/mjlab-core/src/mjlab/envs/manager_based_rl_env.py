@@ -40,7 +40,7 @@ class ManagerBasedRlEnv:
 
     One `step(action)`: process the action; `decimation` physics steps with the actuator
     targets held; sensors update; terminations; rewards (weight * term * step_dt); envs that
-    are done (or whose physics diverged) are reset inside the step; commands and interval
+    are done (or whose physics diverged) are reset inside the step; commands, step and interval
     events advance; observations are computed once (history advances once). Recorder terms
     (`cfg.recorders`, `mjlab.managers.RecorderTerm`) see the step through their hooks:
     `record_pre_reset(ids)` just before the done envs reset, `record_post_reset(ids)` and then
@@ -315,6 +315,7 @@ class ManagerBasedRlEnv:
         else:
             self.awaiting_reset |= self.reset_buf
         self.command_manager.compute(dt=self.step_dt)
+        self.event_manager.apply("step", dt=self.step_dt)
         self.event_manager.apply("interval", dt=self.step_dt)
         self.obs_buf = self.observation_manager.compute(update_history=True)
         self.extras["log"]["Metrics/nonfinite_observations"] = (

@@ -1,4 +1,4 @@
-"""Event manager: startup, reset and interval events (randomization, pushes)."""
+"""Event manager: startup, reset, interval and step events (randomization, pushes)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ class EventManager(ManagerBase):
             "startup": {},
             "reset": {},
             "interval": {},
+            "step": {},
         }
         self._steps_left: dict[str, torch.Tensor] = {}
         for name, term in self.cfg.items():
@@ -63,9 +64,10 @@ class EventManager(ManagerBase):
     def apply(
         self, mode: str, env_ids: torch.Tensor | None = None, dt: float | None = None
     ) -> None:
-        """Run the events of `mode`: startup/reset for `env_ids` (None: all); interval: advance
-        every timer by one env step and call the events that are due (`dt` is accepted for
-        Isaac Lab's signature; the timers count steps of `env.step_dt`)."""
+        """Run the events of `mode`: startup/reset for `env_ids` (None: all); step: every env
+        (all ids); interval: advance every timer by one env step and call the events that are
+        due (`dt` is accepted for Isaac Lab's signature; the timers count steps of
+        `env.step_dt`)."""
         terms = self.mode_terms[mode]
         if not terms:
             return

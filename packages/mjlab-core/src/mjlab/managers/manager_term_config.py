@@ -188,7 +188,7 @@ class MetricsTermCfg(ManagerTermBaseCfg):
 
 
 # -- events ---------------------------------------------------------------------------------------
-EventMode = Literal["startup", "reset", "interval"]
+EventMode = Literal["startup", "reset", "interval", "step"]
 """When an event term runs (`EventTermCfg.mode`)."""
 
 
@@ -198,7 +198,8 @@ class EventTermCfg(ManagerTermBaseCfg):
 
     mode: EventMode
     """startup: once after construction, all envs; reset: when envs reset; interval: every
-    random interval."""
+    random interval; step: every env step, all envs (after the commands, before the interval
+    events; e.g. `mdp.apply_body_impulse`, which keeps its own per-env timers)."""
     interval_range_s: tuple[float, float] | None = None
     """interval mode: the time between calls is drawn from this range, s."""
     is_global_time: bool = False
@@ -216,9 +217,9 @@ class EventTermCfg(ManagerTermBaseCfg):
             0,
             "env steps",
         )
-        if self.mode not in ("startup", "reset", "interval"):
+        if self.mode not in ("startup", "reset", "interval", "step"):
             raise ValueError(
-                f"EventTermCfg.mode is {self.mode!r}; use 'startup', 'reset' or 'interval'."
+                f"EventTermCfg.mode is {self.mode!r}; use 'startup', 'reset', 'interval' or 'step'."
             )
         if self.mode == "interval":
             if self.interval_range_s is None:

@@ -66,6 +66,7 @@ class HeightScan(Sensor):
         self.num_rays = self.pattern_b.shape[0]
         self._heights = torch.zeros(self.num_envs, self.num_rays, device=self.device)
         self._origin_z = torch.zeros(self.num_envs, device=self.device)
+        self._hit = torch.zeros(self.num_envs, self.num_rays, dtype=torch.bool, device=self.device)
         self._stale = True
 
     def update(self, dt: float) -> None:
@@ -92,6 +93,7 @@ class HeightScan(Sensor):
         # A NaN distance (a world whose physics diverged) fails every comparison: test for the
         # valid range, not the invalid one.
         valid = (dist >= 0) & (dist <= self.cfg.max_distance)
+        self._hit = valid
         dist = torch.where(valid, dist, self.cfg.max_distance)
         origin_z = torch.nan_to_num(origin[..., 2].float(), nan=0.0, posinf=0.0, neginf=0.0)
         self._origin_z = origin_z[:, 0]
@@ -104,6 +106,13 @@ class HeightScan(Sensor):
         if self._stale:
             self._cast()
         return self._heights
+
+    @property
+    def hit(self) -> torch.Tensor:
+        """(num_envs, num_rays) bool, True where the ray hit something within max_distance."""
+        if self._stale:
+            self._cast()
+        return self._hit
 
     @property
     def origin_z(self) -> torch.Tensor:

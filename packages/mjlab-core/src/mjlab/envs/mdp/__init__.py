@@ -7,6 +7,7 @@ from mjlab.envs.mdp.actions import *  # noqa: F403
 from mjlab.envs.mdp.commands import *  # noqa: F403
 from mjlab.envs.mdp.curriculums import *  # noqa: F403
 from mjlab.envs.mdp.events import *  # noqa: F403
+from mjlab.envs.mdp.metrics import *  # noqa: F403
 from mjlab.envs.mdp.observations import *  # noqa: F403
 from mjlab.envs.mdp.rewards import *  # noqa: F403
 from mjlab.envs.mdp.terminations import *  # noqa: F403

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from mjlab.managers.manager_base import ManagerTermBase
 from mjlab.managers.scene_entity_config import SceneEntityCfg
 from mjlab.utils.env_ids import resolve_env_ids as _resolve_ids
-from mjlab.utils.math import quat_from_euler_xyz, quat_mul, sample_uniform
+from mjlab.utils.math import quat_apply, quat_from_euler_xyz, quat_mul, sample_uniform
 
 if TYPE_CHECKING:
     from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
@@ -299,3 +300,153 @@ def apply_external_force_torque(
     torque = sample_uniform(torque_range[0], torque_range[1], shape, env.device, env.rng)
     xfrc = env.sim.data.xfrc_applied
     xfrc[ids[:, None], bodies] = torch.cat([force, torque], dim=-1).to(xfrc.dtype)
+
+
+def randomize_terrain(env: ManagerBasedRlEnv, env_ids: torch.Tensor | None) -> None:
+    """Move `env_ids` (None: all) to a random sub-terrain: a uniform level (row) and type
+    (column) each (mjlab 1.6's event, for evaluating a policy across the whole grid; use it
+    as a reset event before the root reset). Needs a `TerrainEntityCfg` terrain; a plane or
+    no terrain leaves the origins as they are."""
+    terrain = env.scene.terrain
+    if terrain is not None and hasattr(terrain, "randomize_env_origins"):
+        terrain.randomize_env_origins(resolve_env_ids(env, env_ids))
+
+
+def reset_root_state_from_flat_patches(
+    env: ManagerBasedRlEnv,
+    env_ids: torch.Tensor | None,
+    patch_name: str = "spawn",
+    pose_range: dict[str, tuple[float, float]] | None = None,
+    velocity_range: dict[str, tuple[float, float]] | None = None,
+    asset_cfg: SceneEntityCfg = _ROBOT,
+) -> None:
+    """Put the root on a random flat patch of the env's sub-terrain (mjlab 1.6's event).
+
+    The patch is drawn uniformly among the sub-terrain's `flat_patches[patch_name]`
+    (`FlatPatchSamplingCfg`); the root goes to the patch's x, y plus the pose_range offsets
+    and to the patch's height plus the default root height plus the z offset; orientation is
+    the default one composed with the roll, pitch, yaw offsets; velocity is the default one
+    plus the velocity_range draws (keys and frames as `reset_root_state_uniform`). Without
+    that patch name (a plane, or a terrain built without the search) it is
+    `reset_root_state_uniform` with the same ranges.
+
+    Raises:
+        ValueError: an unknown key in pose_range or velocity_range.
+    """
+    ids = resolve_env_ids(env, env_ids)
+    terrain = env.scene.terrain
+    patches = getattr(terrain, "flat_patches", {}).get(patch_name) if terrain else None
+    if patches is None or terrain.terrain_levels is None:
+        reset_root_state_uniform(env, ids, pose_range or {}, velocity_range, asset_cfg)
+        return
+    entity = env.scene[asset_cfg.name]
+    n = len(ids)
+    pick = torch.randint(0, patches.shape[2], (n,), device=env.rng.device, generator=env.rng)
+    pick = pick.to(patches.device)
+    spot = patches[terrain.terrain_levels[ids], terrain.terrain_types[ids], pick].to(env.device)
+    state = entity.data.default_root_state[ids].clone()
+    pose = _uniform(env, pose_range or {}, _POSE_KEYS, n)
+    state[:, :2] = spot[:, :2] + pose[:, :2]
+    state[:, 2] += spot[:, 2] + pose[:, 2]
+    delta = quat_from_euler_xyz(pose[:, 3], pose[:, 4], pose[:, 5])
+    state[:, 3:7] = quat_mul(delta, state[:, 3:7])
+    if velocity_range:
+        state[:, 7:13] += _uniform(env, velocity_range, _POSE_KEYS, n)
+    entity.write_root_state_to_sim(state, ids)
+
+
+class apply_body_impulse(ManagerTermBase):
+    """Random transient pushes: each env alternates a quiet cooldown and an impulse, a constant
+    force and torque on the selected bodies held for a random duration (mjlab 1.6's event).
+    Use with ``mode="step"``.
+
+    Per env, independently: a cooldown drawn from U(cooldown_s) (the first one too, so nothing
+    fires at t = 0); then a force and a torque, each component from U(force_range) /
+    U(torque_range), world frame, written to MuJoCo's ``xfrc_applied`` of every selected
+    body (it acts at the body's centre of mass); held for U(duration_s); then zeroed, and a
+    new cooldown starts. With `body_point_offset` (x, y, z in the body frame, m) the force
+    acts at that point from the centre of mass instead, which adds ``offset_w x force`` to
+    the torque. Timers count env steps of ``env.step_dt``. A reset zeroes the envs' wrench
+    and restarts their cooldown. Batched, no host reads: every step draws a candidate
+    impulse for every env and keeps it where one starts.
+
+    Params:
+        force_range: (lo, hi) per force component, N.
+        torque_range: (lo, hi) per torque component, N m.
+        duration_s: (lo, hi) impulse duration, s.
+        cooldown_s: (lo, hi) quiet time between impulses, s (read once, when the term is
+            built).
+        asset_cfg: the entity and its `body_names` (default: every body of "robot").
+        body_point_offset: optional (x, y, z) application point from the centre of mass,
+            body frame, m.
+
+    Attributes:
+        active: (num_envs,) bool, an impulse is being applied.
+    """
+
+    def __init__(self, cfg, env):
+        super().__init__(cfg, env)
+        asset_cfg = cfg.params.get("asset_cfg", _ROBOT)
+        entity = env.scene[asset_cfg.name]
+        bodies = torch.as_tensor(entity.body_ids_global, device=env.device)[asset_cfg.body_ids]
+        self._bodies = bodies.reshape(-1)
+        self._local = torch.arange(len(entity.body_ids_global), device=env.device)[
+            asset_cfg.body_ids
+        ].reshape(-1)
+        self._cooldown_s = tuple(cfg.params["cooldown_s"])
+        n = env.num_envs
+        self.active = torch.zeros(n, dtype=torch.bool, device=env.device)
+        self._time_left = torch.zeros(n, device=env.device)
+        self._cooldown_left = self._draw(self._cooldown_s, n)
+
+    def _draw(self, value_range, shape) -> torch.Tensor:
+        return sample_uniform(value_range[0], value_range[1], shape, self.env.device, self.env.rng)
+
+    def __call__(
+        self,
+        env: ManagerBasedRlEnv,
+        env_ids: torch.Tensor | None,
+        force_range: tuple[float, float],
+        torque_range: tuple[float, float],
+        duration_s: tuple[float, float],
+        cooldown_s: tuple[float, float],
+        asset_cfg: SceneEntityCfg = _ROBOT,
+        body_point_offset: tuple[float, float, float] | None = None,
+    ) -> None:
+        dt, n, nb = env.step_dt, env.num_envs, len(self._bodies)
+        self._time_left = torch.where(self.active, self._time_left - dt, self._time_left)
+        expired = self.active & (self._time_left <= 0)
+        self.active &= ~expired
+        self._cooldown_left = torch.where(
+            expired, self._draw(self._cooldown_s, n), self._cooldown_left
+        )
+        self._cooldown_left -= dt
+        start = ~self.active & (self._cooldown_left <= 0)
+        force = self._draw(force_range, (n, nb, 3))
+        torque = self._draw(torque_range, (n, nb, 3))
+        if body_point_offset is not None:
+            quat = env.scene[asset_cfg.name].data.body_link_quat_w[:, self._local]
+            offset = torch.tensor(body_point_offset, device=env.device).expand(n, nb, 3)
+            offset_w = quat_apply(quat.reshape(-1, 4), offset.reshape(-1, 3)).reshape(n, nb, 3)
+            torque = torque + torch.cross(offset_w, force, dim=-1)
+        xfrc = env.sim.data.xfrc_applied
+        current = xfrc[:, self._bodies]
+        wrench = torch.where(
+            start[:, None, None],
+            torch.cat([force, torque], dim=-1).to(xfrc.dtype),
+            torch.where(expired[:, None, None], 0.0, current),
+        )
+        xfrc[:, self._bodies] = wrench
+        self._time_left = torch.where(start, self._draw(duration_s, n), self._time_left)
+        self.active |= start
+        self._cooldown_left = torch.where(
+            start, self._draw(self._cooldown_s, n), self._cooldown_left
+        )
+
+    def reset(self, env_ids: torch.Tensor | None = None) -> None:
+        ids = resolve_env_ids(self.env, env_ids)
+        xfrc = self.env.sim.data.xfrc_applied
+        xfrc[ids[:, None], self._bodies] = 0.0
+        self.active[ids] = False
+        self._time_left[ids] = 0.0
+        self._cooldown_left[ids] = self._draw(self._cooldown_s, len(ids))

@@ -85,11 +85,38 @@ def generated_commands(env: ManagerBasedRlEnv, command_name: str) -> torch.Tenso
     return env.command_manager.get_command(command_name)
 
 
-def height_scan(env: ManagerBasedRlEnv, sensor_name: str, offset: float = 0.5) -> torch.Tensor:
+def height_scan(
+    env: ManagerBasedRlEnv, sensor_name: str, offset: float = 0.5, miss_value: float | None = None
+) -> torch.Tensor:
     """Height of the scan origin above the ground under each ray, minus `offset`
-    (as Isaac Lab). Returns: (num_envs, num_rays) m."""
+    (as Isaac Lab; mjlab 1.6's default offset is 0.0).
+
+    Args:
+        sensor_name: a `HeightScanCfg` sensor of the scene.
+        offset: subtracted from every height, m.
+        miss_value: the value of rays that hit nothing within the sensor's max_distance; None
+            reports them as if the ground were max_distance below the origin (minus offset).
+
+    Returns: (num_envs, num_rays) m.
+    """
     sensor = env.scene[sensor_name]
-    return sensor.origin_z[:, None] - sensor.heights - offset
+    heights = sensor.origin_z[:, None] - sensor.heights - offset
+    if miss_value is not None:
+        heights = torch.where(sensor.hit, heights, miss_value)
+    return heights
+
+
+def projected_gravity_from_sensor(env: ManagerBasedRlEnv, sensor_name: str) -> torch.Tensor:
+    """Gravity direction in an IMU's frame from a MuJoCo sensor that reports the world's up
+    axis in that frame (mjlab 1.6's term): the negated sensor value. The sensor is a
+    `BuiltinSensorCfg` of type "framezaxis" whose object is the world and whose reference
+    frame is the IMU site (MJCF ``<framezaxis objtype="xbody" objname="world" reftype="site"
+    refname="imu"/>``), so it follows the site's pose, including a randomized one, rather than
+    the root body's.
+
+    Returns: (num_envs, 3), (0, 0, -1) when the IMU is level.
+    """
+    return -env.scene[sensor_name].data
 
 
 def root_pos_w(env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import torch
 
+from mjlab.managers.manager_base import ManagerTermBase
 from mjlab.managers.scene_entity_config import SceneEntityCfg
+from mjlab.utils.string import resolve_matching_values
 
 if TYPE_CHECKING:
     from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
@@ -178,3 +181,68 @@ def stand_still(
     dev = joint_deviation_l1(env, asset_cfg)
     cmd = env.command_manager.get_command(command_name)
     return dev * (torch.linalg.vector_norm(cmd[:, :2], dim=1) < command_threshold).float()
+
+
+class posture(ManagerTermBase):
+    """Reward for holding the default pose: ``exp(-mean_j((q_j - q0_j)^2 / std_j^2))`` over the
+    selected joints (mjlab 1.6's ``posture``), in (0, 1], 1 at the default pose.
+
+    Params:
+        std: rad, one value for every joint or ``{regex: value}`` per joint name (each selected
+            joint needs a value; later patterns win). Read once when the term is built.
+        asset_cfg: the entity and its `joint_names` (default: every joint of "robot").
+
+    Returns: (num_envs,) float32.
+
+    Raises:
+        ValueError: a std pattern matches no selected joint, a joint gets no std, or a std is
+            <= 0.
+    """
+
+    def __init__(self, cfg, env):
+        super().__init__(cfg, env)
+        asset_cfg = cfg.params.get("asset_cfg", _ROBOT)
+        entity = env.scene[asset_cfg.name]
+        ids = asset_cfg.joint_ids
+        names = (
+            entity.joint_names[ids]
+            if isinstance(ids, slice)
+            else [entity.joint_names[i] for i in ids]
+        )
+        std = cfg.params["std"]
+        values = resolve_matching_values(
+            dict(std) if isinstance(std, Mapping) else float(std),
+            list(names),
+            what="joint",
+            owner="posture std",
+        )
+        if min(values) <= 0:
+            raise ValueError(f"posture: std must be > 0 for every joint, got {values}.")
+        self._inv_var = 1.0 / torch.tensor(values, device=env.device).square()
+
+    def __call__(
+        self, env: ManagerBasedRlEnv, std, asset_cfg: SceneEntityCfg = _ROBOT
+    ) -> torch.Tensor:
+        data = env.scene[asset_cfg.name].data
+        sel = asset_cfg.select_joints
+        error = (sel(data.joint_pos) - sel(data.default_joint_pos)).square()
+        return torch.exp(-(error * self._inv_var).mean(dim=1))
+
+
+class electrical_power_cost(ManagerTermBase):
+    """Positive mechanical power of the actuators, ``sum_j max(tau_j * qdot_j, 0)`` over the
+    selected joints (mjlab 1.6's ``electrical_power_cost``): power the motors put in, with
+    regenerative braking (negative power) not credited. ``tau`` is MuJoCo's generalized
+    actuator force on the joint (`EntityData.actuator_force`, qfrc_actuator) of the last
+    physics substep. Use with a negative weight.
+
+    Params:
+        asset_cfg: the entity and its `joint_names` (default: every joint of "robot").
+
+    Returns: (num_envs,) float32, W.
+    """
+
+    def __call__(self, env: ManagerBasedRlEnv, asset_cfg: SceneEntityCfg = _ROBOT) -> torch.Tensor:
+        data = env.scene[asset_cfg.name].data
+        sel = asset_cfg.select_joints
+        return (sel(data.actuator_force) * sel(data.joint_vel)).clamp(min=0.0).sum(dim=1)
