@@ -2,5 +2,14 @@
 
 from mjlab.sim.sim_cfg import MujocoCfg, SimulationCfg
 from mjlab.sim.simulation import STATE_FIELDS, SimData, Simulation
+from mjlab.sim.warp_bridge import TorchArray, WarpBridge
 
-__all__ = ["STATE_FIELDS", "MujocoCfg", "SimData", "Simulation", "SimulationCfg"]
+__all__ = [
+    "STATE_FIELDS",
+    "MujocoCfg",
+    "SimData",
+    "Simulation",
+    "SimulationCfg",
+    "TorchArray",
+    "WarpBridge",
+]
