@@ -15,6 +15,13 @@ from mjlab.terrains.height_field import (
     RandomRoughTerrainCfg,
     SubTerrainCfg,
 )
+from mjlab.terrains.hf_terrains import (
+    HfDiscreteObstaclesTerrainCfg,
+    HfPerlinNoiseTerrainCfg,
+    HfPyramidSlopedTerrainCfg,
+    HfRandomUniformTerrainCfg,
+    HfWaveTerrainCfg,
+)
 from mjlab.terrains.terrain_entity import TerrainEntity, TerrainEntityCfg
 from mjlab.terrains.terrain_generator import TerrainGenerator, TerrainGeneratorCfg
 from mjlab.terrains.terrain_importer import (
@@ -30,6 +37,11 @@ __all__ = [
     "BoxSubTerrainCfg",
     "FlatPatchSamplingCfg",
     "FlatTerrainCfg",
+    "HfDiscreteObstaclesTerrainCfg",
+    "HfPerlinNoiseTerrainCfg",
+    "HfPyramidSlopedTerrainCfg",
+    "HfRandomUniformTerrainCfg",
+    "HfWaveTerrainCfg",
     "PyramidSlopedTerrainCfg",
     "PyramidStairsTerrainCfg",
     "RandomBoxesTerrainCfg",

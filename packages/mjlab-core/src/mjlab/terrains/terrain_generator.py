@@ -245,7 +245,12 @@ class TerrainGenerator:
                     continue
                 cx = border + i * cell[0] + cell[0] // 2
                 cy = border + j * cell[1] + cell[1] // 2
-                self.origins[i, j] = (self.x[cx], self.y[cy], self.heights[cx, cy])
+                # A kind's origin_z_offset (mjlab's HfDiscreteObstaclesTerrainCfg) lifts the
+                # spawn point, not the ground.
+                lift = getattr(
+                    cfg.sub_terrains[self.sub_terrain_names[i, j]], "origin_z_offset", 0.0
+                )
+                self.origins[i, j] = (self.x[cx], self.y[cy], self.heights[cx, cy] + lift)
         self.flat_patches: dict[str, np.ndarray] = {}
         self.flat_patch_radii: dict[str, float] = {}
         self._sample_flat_patches(rng)
