@@ -228,3 +228,35 @@ def test_height_scan_miss_value_replaces_misses_only():
     assert not sensor.hit.any()
     assert (mdp.height_scan(env, name, miss_value=-9.0) == -9.0).all()
     env.close()
+
+
+def test_height_scan_reads_mjlabs_ray_cast_sensor():
+    from mjlab.sensor import GridPatternCfg, ObjRef, RayCastSensorCfg
+
+    cfg = load_env_cfg("Mjlab-Velocity-Flat-Unitree-Go1")
+    cfg.scene.num_envs = 2
+    scan = RayCastSensorCfg(
+        name="terrain_scan",
+        frame=ObjRef(type="body", name="trunk", entity="robot"),
+        pattern=GridPatternCfg(size=(0.4, 0.2), resolution=0.2),
+        ray_alignment="yaw",
+        max_distance=2.0,
+        include_geom_groups=(0,),  # the terrain's group: the legs do not block the rays
+    )
+    cfg.scene.sensors = (*cfg.scene.sensors, scan)
+    env = ManagerBasedRlEnv(cfg)
+    env.reset(seed=0)
+    trunk_z = env.scene["robot"].data.root_link_pos_w[:, 2]
+    heights = mdp.height_scan(env, "terrain_scan", offset=0.0)
+    assert heights.shape == (2, 3 * 2)
+    # Flat ground at z = 0: every ray sees the trunk's own height.
+    torch.testing.assert_close(heights, trunk_z[:, None].expand(2, 6), atol=1e-4, rtol=0)
+    torch.testing.assert_close(mdp.height_scan(env, "terrain_scan"), heights - 0.5)
+    state = env.scene["robot"].data.default_root_state.clone()
+    state[:, 2] = 10.0  # beyond max_distance: misses
+    env.scene["robot"].write_root_state_to_sim(state)
+    env.sim.forward()
+    env.scene.update(env.step_dt)
+    assert (mdp.height_scan(env, "terrain_scan", offset=0.0) == 2.0).all()
+    assert (mdp.height_scan(env, "terrain_scan", miss_value=-1.0) == -1.0).all()
+    env.close()

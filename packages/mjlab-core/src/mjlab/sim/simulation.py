@@ -296,6 +296,32 @@ class Simulation:
         dist, geomid = self._backend.ray(pnt, vec, geomgroup, flg_static, bodyexclude)
         return dist.to(self.device), geomid.to(self.device)
 
+    def ray_caster(self, nray: int, geomgroup: tuple[int, ...] | None = None, bodyexclude=None):
+        """A reusable caster of `nray` rays per world that also returns hit normals.
+
+        Args:
+            nray: rays per world.
+            geomgroup: 6 flags of geom groups to include, or None for all.
+            bodyexclude: (nray,) int body id whose geoms each ray ignores (-1: none); None: -1
+                for every ray.
+
+        Returns:
+            A callable ``(pnt, vec) -> (dist, normal)``: pnt and vec (num_envs, nray, 3) world
+            origins and directions (m); dist (num_envs, nray) float32, -1 for a miss; normal
+            (num_envs, nray, 3) float32 world surface normal at the hit (0 for a miss). C
+            MuJoCo casts on the host (a device round trip on CUDA tensors); MuJoCo Warp casts
+            into buffers allocated once, without host transfers.
+        """
+        from mjlab.sim.ray_caster import CMujocoRayCaster, WarpRayCaster
+
+        exclude = np.full(nray, -1, np.int32) if bodyexclude is None else np.asarray(bodyexclude)
+        exclude = exclude.astype(np.int32)
+        if exclude.shape != (nray,):
+            raise ValueError(f"ray_caster: bodyexclude has shape {exclude.shape}; need ({nray},).")
+        if self.backend == "warp":
+            return WarpRayCaster(self, nray, geomgroup, exclude)
+        return CMujocoRayCaster(self, geomgroup, exclude)
+
     def get_state(self) -> dict[str, torch.Tensor]:
         """A copy of every world's physics state: what the next `step` starts from.
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from mjlab.managers.scene_entity_config import SceneEntityCfg
+from mjlab.sensor.ray_cast import RayCastSensor
 
 if TYPE_CHECKING:
     from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
@@ -88,21 +89,35 @@ def generated_commands(env: ManagerBasedRlEnv, command_name: str) -> torch.Tenso
 def height_scan(
     env: ManagerBasedRlEnv, sensor_name: str, offset: float = 0.5, miss_value: float | None = None
 ) -> torch.Tensor:
-    """Height of the scan origin above the ground under each ray, minus `offset`
-    (as Isaac Lab; mjlab 1.6's default offset is 0.0).
+    """Height of the sensor frame above the ground under each ray, minus `offset` (as Isaac
+    Lab; mjlab 1.6's default offset is 0.0).
+
+    Works with a `HeightScanCfg` sensor (the ray origin's height above each hit) and with mjlab
+    1.6's `RayCastSensorCfg` (each ray's frame height above its hit point; rays of every frame
+    in the sensor's order).
 
     Args:
-        sensor_name: a `HeightScanCfg` sensor of the scene.
+        sensor_name: the scene sensor.
         offset: subtracted from every height, m.
         miss_value: the value of rays that hit nothing within the sensor's max_distance; None
-            reports them as if the ground were max_distance below the origin (minus offset).
+            reports them as if the ground were max_distance below the frame (minus offset).
 
     Returns: (num_envs, num_rays) m.
     """
     sensor = env.scene[sensor_name]
-    heights = sensor.origin_z[:, None] - sensor.heights - offset
+    if isinstance(sensor, RayCastSensor):
+        data = sensor.data
+        frame_z = data.frame_pos_w[..., 2].repeat_interleave(sensor.num_rays_per_frame, dim=1)
+        hit = data.distances >= 0
+        heights = (
+            torch.where(hit, frame_z - data.hit_pos_w[..., 2], float(sensor.cfg.max_distance))
+            - offset
+        )
+    else:
+        hit = sensor.hit
+        heights = sensor.origin_z[:, None] - sensor.heights - offset
     if miss_value is not None:
-        heights = torch.where(sensor.hit, heights, miss_value)
+        heights = torch.where(hit, heights, miss_value)
     return heights
 
 
