@@ -1,10 +1,25 @@
-"""Terrains: a ground plane, or a generated height-field grid with difficulty levels.
+"""Terrains: a ground plane, or a generated grid of sub-terrains with difficulty levels.
 
-`TerrainImporter` adds the ground to a scene's `mujoco.MjSpec` and places env origins on it;
-`TerrainGenerator` builds the height map from sub-terrain kinds (`height_field`).
+`TerrainImporter` (mjlab 1.6: `TerrainEntity`) adds the ground to a scene's `mujoco.MjSpec`
+and places env origins on it; `TerrainGenerator` builds one height field from the height-field
+kinds (`height_field`, mjlab's `Hf*` in `hf_terrains`) and box geoms from the box kinds
+(mjlab's `Box*` in `box_terrains`), and samples flat patches.
 """
 
 from mjlab.terrains.box_geometry import BoxSubTerrainCfg, TerrainBoxes
+from mjlab.terrains.box_terrains import (
+    BoxFlatTerrainCfg,
+    BoxInvertedPyramidStairsTerrainCfg,
+    BoxNarrowBeamsTerrainCfg,
+    BoxNestedRingsTerrainCfg,
+    BoxOpenStairsTerrainCfg,
+    BoxPyramidStairsTerrainCfg,
+    BoxRandomGridTerrainCfg,
+    BoxRandomSpreadTerrainCfg,
+    BoxRandomStairsTerrainCfg,
+    BoxSteppingStonesTerrainCfg,
+    BoxTiltedGridTerrainCfg,
+)
 from mjlab.terrains.height_field import (
     FlatPatchSamplingCfg,
     FlatTerrainCfg,
@@ -34,7 +49,18 @@ from mjlab.terrains.terrain_importer import (
 __all__ = [
     "TERRAIN_GEOMS",
     "TERRAIN_NAME",
+    "BoxFlatTerrainCfg",
+    "BoxInvertedPyramidStairsTerrainCfg",
+    "BoxNarrowBeamsTerrainCfg",
+    "BoxNestedRingsTerrainCfg",
+    "BoxOpenStairsTerrainCfg",
+    "BoxPyramidStairsTerrainCfg",
+    "BoxRandomGridTerrainCfg",
+    "BoxRandomSpreadTerrainCfg",
+    "BoxRandomStairsTerrainCfg",
+    "BoxSteppingStonesTerrainCfg",
     "BoxSubTerrainCfg",
+    "BoxTiltedGridTerrainCfg",
     "FlatPatchSamplingCfg",
     "FlatTerrainCfg",
     "HfDiscreteObstaclesTerrainCfg",

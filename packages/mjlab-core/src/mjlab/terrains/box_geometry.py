@@ -49,9 +49,7 @@ class TerrainBoxes:
             raise ValueError("TerrainBoxes.half_size: every half extent must be > 0.")
 
     @classmethod
-    def axis_aligned(
-        cls, lower: np.ndarray, upper: np.ndarray, origin: np.ndarray
-    ) -> TerrainBoxes:
+    def axis_aligned(cls, lower: np.ndarray, upper: np.ndarray, origin: np.ndarray) -> TerrainBoxes:
         """Axis-aligned boxes from their lower and upper corners.
 
         Args:
@@ -67,13 +65,14 @@ class TerrainBoxes:
 
     @property
     def bottom(self) -> float:
-        """Lowest point of any box, m (conservative for rotated boxes); 0 with no boxes."""
+        """Lowest point of any box, m (0 with no boxes): each centre minus the box's half
+        extent along world z, ``sum_j |R_zj| half_j`` for rotation R."""
         if len(self.pos) == 0:
             return 0.0
-        reach = np.linalg.norm(self.half_size, axis=1)
-        straight = np.abs(self.quat[:, 1:]).max(axis=1) < 1e-12
-        reach = np.where(straight, self.half_size[:, 2], reach)
-        return float((self.pos[:, 2] - reach).min())
+        w, x, y, z = (self.quat / np.linalg.norm(self.quat, axis=1, keepdims=True)).T
+        # The world-z row of each rotation matrix.
+        row_z = np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)
+        return float((self.pos[:, 2] - (np.abs(row_z) * self.half_size).sum(axis=1)).min())
 
 
 @dataclass(kw_only=True)

@@ -142,4 +142,3 @@ class TerrainEntity(TerrainImporter):
                             rgba=[0.9, 0.6, 0.1, 0.2],
                             group=3,
                         )
-
