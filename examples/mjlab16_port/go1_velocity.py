@@ -9,10 +9,9 @@ the one line that differs from mjlab (mjlab's asset zoo `get_go1_robot_cfg()` an
 `GO1.action_scale`). `docs/guides/migrating.md` lists what else differs between the two
 libraries.
 
-Train it (after `import go1_velocity; go1_velocity.register()` in your own tasks module, or
-through the test `tests/test_mjlab16_port.py`)::
-
-    train Port-Velocity-Flat-Unitree-Go1
+`register()` adds the tasks "Port-Velocity-Flat-Unitree-Go1" and
+"Port-Velocity-Rough-Unitree-Go1"; called from a module named in your project's `mjlab.tasks`
+entry point (see examples/downstream), they train with `train <task>`.
 """
 
 from __future__ import annotations
