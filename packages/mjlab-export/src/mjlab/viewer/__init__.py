@@ -1,18 +1,36 @@
 """Watch one world of a MuJoCo simulation live: `WebViewer` serves it to a browser with viser
 (headless machines: forward the port), `NativeViewer` opens MuJoCo's own window where a display
 exists. `play --viewer web|native` and `deploy sim2sim --viewer web|native` use them; both need
-`mjlab-export[viewer]` (viser, mujoco)."""
+`mjlab-export[viewer]` (viser, mujoco).
+
+mjlab 1.6's env viewers are built on them: `BaseViewer` (the loop that steps an env with a
+policy: pause, single step, speed, reset), `ViserPlayViewer` (over `WebViewer`),
+`NativeMujocoViewer` (over `NativeViewer`), `OffscreenRenderer` (headless frames of an env's
+worlds) and their `ViewerConfig`."""
 
 import contextlib
 import signal
 import threading
 
+from mjlab.viewer.base import BaseViewer, EnvProtocol, PolicyProtocol, VerbosityLevel
+from mjlab.viewer.config import ViewerConfig
+from mjlab.viewer.native_play import NativeMujocoViewer
+from mjlab.viewer.offscreen import OffscreenRenderer
+from mjlab.viewer.viser_play import ViserPlayViewer
 from mjlab.viewer.web import DEFAULT_HOST, DEFAULT_PORT, CommandSlider, WebViewer
 
 __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
+    "BaseViewer",
     "CommandSlider",
+    "EnvProtocol",
+    "NativeMujocoViewer",
+    "OffscreenRenderer",
+    "PolicyProtocol",
+    "VerbosityLevel",
+    "ViewerConfig",
+    "ViserPlayViewer",
     "WebViewer",
     "open_viewer",
     "stop_on_interrupt",

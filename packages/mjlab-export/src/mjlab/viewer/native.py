@@ -33,12 +33,20 @@ class NativeViewer:
     Args:
         model: the compiled model.
         step_dt: the control period, s.
+        key_callback: called with the GLFW key code of each key pressed in the window (on
+            the window's thread).
 
     Raises:
         NoDisplayError: no display here (the message points to `--viewer web`).
     """
 
-    def __init__(self, model: mujoco.MjModel, *, step_dt: float):
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        *,
+        step_dt: float,
+        key_callback: Callable[[int], None] | None = None,
+    ):
         if not has_display():
             raise NoDisplayError(
                 "--viewer native needs a display (DISPLAY or WAYLAND_DISPLAY is not set); on a "
@@ -52,9 +60,15 @@ class NativeViewer:
         self.step_dt = float(step_dt)
         self.env_index = 0
         self.command: np.ndarray | None = None
-        self._handle = mujoco.viewer.launch_passive(model, self.data)
+        self._handle = mujoco.viewer.launch_passive(model, self.data, key_callback=key_callback)
         self._next_due: float | None = None
         self._stop = False
+
+    @property
+    def handle(self):
+        """The `mujoco.viewer.Handle` of the window (its camera `cam`, options `opt`, the
+        extra geoms `user_scn`)."""
+        return self._handle
 
     @property
     def running(self) -> bool:

@@ -110,6 +110,16 @@ def _subtree_radius(model: mujoco.MjModel, data: mujoco.MjData, root: int) -> fl
     return radius
 
 
+def camera_position(
+    target: np.ndarray | Sequence[float], distance: float, elevation: float, azimuth: float
+) -> np.ndarray:
+    """Where MuJoCo's free camera sits when it looks at `target` from `distance` m, with
+    `elevation` deg (negative: from above) and `azimuth` deg (about +z, from +x)."""
+    el, az = np.radians(elevation), np.radians(azimuth)
+    forward = np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
+    return np.asarray(target, dtype=np.float64) - distance * forward
+
+
 def _rgb(rgba: np.ndarray) -> tuple[int, int, int]:
     r, g, b = (round(float(c) * 255) for c in np.clip(rgba[:3], 0.0, 1.0))
     return r, g, b
@@ -240,6 +250,13 @@ class WebViewer:
             return None
         return self._command_values.copy()
 
+    def take_step(self) -> bool:
+        """True once after the step button was pressed (for a caller that runs its own pause;
+        `wait` takes the press itself otherwise)."""
+        with self._lock:
+            pressed, self._step_once = self._step_once, False
+        return pressed
+
     def take_reset(self) -> bool:
         """True once after the reset button was pressed (the caller resets the watched world)."""
         with self._lock:
@@ -279,6 +296,7 @@ class WebViewer:
         fields: Callable[[str], np.ndarray],
         rewards: Callable[[], Mapping[str, float]] | None = None,
         status: Callable[[], str] | None = None,
+        step: int | None = None,
     ) -> bool:
         """Send the watched world's body poses (and, a few times a second, the status line and
         reward plot) to every connected browser.
@@ -288,11 +306,13 @@ class WebViewer:
                 "xpos" (nbody, 3) m and "xquat" (nbody, 4) wxyz, world frame, are read.
             rewards: returns this step's reward per term (the names given as `reward_terms`).
             status: returns a line of text for the status panel.
+            step: the number of the step shown, for the plot's time axis (a caller that does
+                not update after every step); None: one more than at the previous update.
 
         Returns:
             False (reading nothing, calling nothing) when no browser is connected.
         """
-        self._steps += 1
+        self._steps = self._steps + 1 if step is None else int(step)
         if not self.server.get_clients():
             return False
         if self.env_index != self._watched:  # another env: its own history
@@ -404,10 +424,16 @@ class WebViewer:
             self._anchor = np.zeros(2)
             size = float(model.stat.extent) / 2
         distance, elevation, azimuth = camera or (float(np.clip(4 * size, 1.0, 6.0)), -20, 135)
-        el, az = np.radians(elevation), np.radians(azimuth)
-        forward = np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
-        self.server.initial_camera.position = np.asarray(target - distance * forward)
-        self.server.initial_camera.look_at = np.asarray(target, dtype=np.float64)
+        self.look_at(target, distance=distance, elevation=elevation, azimuth=azimuth)
+
+    def look_at(
+        self, target: Sequence[float], *, distance: float, elevation: float, azimuth: float
+    ) -> None:
+        """Set the view a page opens with: MuJoCo's free camera around `target` (world frame,
+        m) at `distance` m, `elevation` deg and `azimuth` deg."""
+        center = np.asarray(target, dtype=np.float64)
+        self.server.initial_camera.position = camera_position(center, distance, elevation, azimuth)
+        self.server.initial_camera.look_at = center
 
     # -- controls -------------------------------------------------------------------------------
     def _set_paused(self, paused: bool) -> None:
@@ -496,6 +522,9 @@ class WebViewer:
             low, high = SPEED_RANGE
             speed = gui.add_slider("Speed", min=low, max=high, step=0.1, initial_value=1.0)
             self._accept(speed, low, high, lambda v: setattr(self, "speed", v))
+            self._speed_slider = speed
+            self._env_slider = None
+            self._follow_checkbox = None
             if self.num_envs > 1:
                 env = gui.add_slider("Env", min=0, max=self.num_envs - 1, step=1, initial_value=0)
                 self._accept(
@@ -505,9 +534,11 @@ class WebViewer:
                     lambda v: setattr(self, "env_index", int(v)),
                     integer=True,
                 )
+                self._env_slider = env
 
             if self._root is not None:
                 follow = gui.add_checkbox("Follow", initial_value=True)
+                self._follow_checkbox = follow
 
                 @follow.on_update
                 def _(_event) -> None:
