@@ -31,6 +31,8 @@ RECORDS = {
     "mjlab.deploy.sim2sim.MotionReport": "a result",
     "mjlab.viewer.web.CommandSlider": "a slider of the web viewer",
     "mjlab.viewer.geometry.GeomMesh": "a mesh for the viewer",
+    "mjlab.sensor.ray_cast.RayCastData": "a sensor reading",
+    "mjlab.sensor.terrain_height.TerrainHeightData": "a sensor reading",
     "rlightning.types.env_meta.EnvMeta": "rlightning's env description (its contract's type)",
     "rlightning.types.env_ret.EnvRet": "one env step's result (rlightning's contract)",
     "rlightning.policy.rsl_rl_policy.rsl_rl_policy.RSLRLVecEnvMeta": "an EnvMeta",
@@ -47,7 +49,8 @@ NESTED = {
         "rlightning.engine.mjlab_train"
     )._cfg_types(),
 }
-"""Config classes defined inside a function (their field types import heavy modules)."""
+"""Config classes defined inside a function (their field types import heavy modules); classes
+nested in a class are found as its attributes."""
 
 
 def _is_config_class(node: ast.ClassDef) -> bool:
@@ -67,13 +70,27 @@ def _classes():
             module = module.removesuffix(".__init__")
             tree = ast.parse(path.read_text())
             top = {id(n) for n in tree.body}
+            # Classes nested in a top-level class (e.g. `RingPatternCfg.Ring`): by attribute.
+            inner = {
+                id(child): (outer.name, child.name)
+                for outer in tree.body
+                if isinstance(outer, ast.ClassDef)
+                for child in outer.body
+                if isinstance(child, ast.ClassDef)
+            }
             for node in ast.walk(tree):
                 if isinstance(node, ast.ClassDef) and _is_config_class(node):
                     if id(node) in top:
-                        cls = getattr(importlib.import_module(module), node.name)
+                        name = node.name
+                        cls = getattr(importlib.import_module(module), name)
+                    elif id(node) in inner:
+                        outer, name = inner[id(node)]
+                        cls = getattr(getattr(importlib.import_module(module), outer), name)
+                        name = f"{outer}.{name}"
                     else:
+                        name = node.name
                         cls = NESTED[node.name]()
-                    found.append((f"{module}.{node.name}", cls))
+                    found.append((f"{module}.{name}", cls))
     return found
 
 
