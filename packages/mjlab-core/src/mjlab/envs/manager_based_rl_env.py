@@ -74,6 +74,8 @@ class ManagerBasedRlEnv:
     """`mdp.dr`'s copy of the compiled model's values (constants, made on first use), and the
     recorders: what they captured is a record of the run, not state it depends on."""
 
+    cfg: ManagerBasedRlEnvCfg
+    """The env's own read-only copy of the config it was given."""
     metadata: ClassVar[dict] = {"render_modes": [None, "rgb_array"]}
     is_vector_env = True
 
