@@ -78,7 +78,8 @@ def open_viewer(
         kind: "web" or "native".
         model: the compiled `mujoco.MjModel` to draw.
         step_dt: the control period, s.
-        host, port: where the web viewer listens (127.0.0.1:8080 by default).
+        host: where the web viewer listens (127.0.0.1 by default).
+        port: its port (8080 by default).
         web_options: further `WebViewer` arguments (num_envs, commands, reward_terms, ...).
 
     Raises:

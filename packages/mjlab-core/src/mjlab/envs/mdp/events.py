@@ -370,7 +370,7 @@ class apply_body_impulse(ManagerTermBase):
     and restarts their cooldown. Batched, no host reads: every step draws a candidate
     impulse for every env and keeps it where one starts.
 
-    Params:
+    Term params:
         force_range: (lo, hi) per force component, N.
         torque_range: (lo, hi) per torque component, N m.
         duration_s: (lo, hi) impulse duration, s.

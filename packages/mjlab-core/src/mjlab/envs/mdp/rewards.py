@@ -187,7 +187,7 @@ class posture(ManagerTermBase):
     """Reward for holding the default pose: ``exp(-mean_j((q_j - q0_j)^2 / std_j^2))`` over the
     selected joints (mjlab 1.6's ``posture``), in (0, 1], 1 at the default pose.
 
-    Params:
+    Term params:
         std: rad, one value for every joint or ``{regex: value}`` per joint name (each selected
             joint needs a value; later patterns win). Read once when the term is built.
         asset_cfg: the entity and its `joint_names` (default: every joint of "robot").
@@ -236,7 +236,7 @@ class electrical_power_cost(ManagerTermBase):
     actuator force on the joint (`EntityData.actuator_force`, qfrc_actuator) of the last
     physics substep. Use with a negative weight.
 
-    Params:
+    Term params:
         asset_cfg: the entity and its `joint_names` (default: every joint of "robot").
 
     Returns: (num_envs,) float32, W.
