@@ -104,7 +104,7 @@ def test_null_managers_have_a_managers_interface_and_no_terms():
 
 
 def test_event_mode_and_the_step_return_type_name_what_the_env_uses():
-    assert set(typing.get_args(EventMode)) == {"startup", "reset", "interval"}
+    assert set(typing.get_args(EventMode)) == {"startup", "reset", "interval", "step"}
     env = ManagerBasedRlEnv(_cfg())
     try:
         env.reset()

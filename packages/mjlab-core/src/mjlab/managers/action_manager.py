@@ -16,9 +16,14 @@ class ActionTerm:
     physics. Subclasses define `action_dim`."""
 
     def __init__(self, cfg: ActionTermCfg, env):
+        # One entity name from here on: `entity_name` (mjlab) and `asset_name` (Isaac Lab) are
+        # two names of one setting; the term's config (the manager's copy) gets it in both.
+        name = cfg.resolved_entity_name()
+        if cfg.entity_name != name or cfg.asset_name != name:
+            cfg.entity_name = cfg.asset_name = name
         self.cfg = cfg
         self.env = env
-        self.entity = env.scene[cfg.asset_name]
+        self.entity = env.scene[name]
 
     @property
     def action_dim(self) -> int:
@@ -40,7 +45,7 @@ class ActionTerm:
         return ActionTermDescription(
             type=type(self).__name__,
             action_type=None,
-            entity=self.cfg.asset_name,
+            entity=self.cfg.resolved_entity_name(),
             dim=int(self.action_dim),
             clip=None if self.cfg.clip is None else [float(v) for v in self.cfg.clip],
         )

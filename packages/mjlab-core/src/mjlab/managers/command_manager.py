@@ -26,7 +26,7 @@ class CommandTerm:
 
     components: tuple[str, ...] = ()
     """Names of the command vector's values in order (a deployment reads them; empty: unnamed)."""
-    _snapshot_exclude = ("_held", "_held_value")  # a viewer's override is not env state
+    _snapshot_exclude = ("_held", "_held_value", "debug_vis")  # a viewer's settings: not state
 
     def __init__(self, cfg: CommandTermCfg, env):
         self.cfg = cfg
@@ -41,6 +41,30 @@ class CommandTerm:
         """(num_envs,) float32 env steps of this episode whose metrics were accumulated."""
         self._held: torch.Tensor | None = None  # (num_envs,) bool, while any env is held
         self._held_value: torch.Tensor | None = None  # (num_envs, dim)
+        self.debug_vis: bool = bool(getattr(cfg, "debug_vis", False))
+        """Whether a viewer should draw this command (`CommandTermCfg.debug_vis`; see
+        `set_debug_vis`)."""
+
+    @property
+    def has_debug_vis_implementation(self) -> bool:
+        """Whether this term can draw itself: it overrides `_debug_vis_impl`."""
+        return type(self)._debug_vis_impl is not CommandTerm._debug_vis_impl
+
+    def set_debug_vis(self, debug_vis: bool) -> bool:
+        """Switch the drawing on or off. Returns False (and changes nothing) for a term that
+        cannot draw itself."""
+        if not self.has_debug_vis_implementation:
+            return False
+        self.debug_vis = bool(debug_vis)
+        return True
+
+    def debug_vis_callback(self, scene) -> None:
+        """Draw the command into a viewer's `mujoco.MjvScene`, when `debug_vis` is on."""
+        if self.debug_vis and self.has_debug_vis_implementation:
+            self._debug_vis_impl(scene)
+
+    def _debug_vis_impl(self, scene) -> None:
+        """Subclasses that can draw their command add geoms to `scene` here."""
 
     @property
     def command(self) -> torch.Tensor:

@@ -31,7 +31,9 @@ class ObservationTermDescription(TypedDict):
     scale: float | list[float] | None
     """Multiplier after clipping (one number or one per value), or None."""
     delay: int
-    """Steps of latency (0: the current value)."""
+    """Steps of latency (0: the current value): the term's `delay`. The simulated sensor
+    latency of its `delay_min_lag` .. `delay_max_lag` is a training-time corruption and is
+    not included (a robot's sensors bring their own)."""
     history_length: int
     """Past values kept (0: none)."""
     flatten_history_dim: bool

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 
 import torch
 
@@ -61,6 +62,164 @@ class _TermBuffer:
 
     def reset(self, env_ids: torch.Tensor) -> None:
         self.needs_fill[env_ids] = True
+
+
+def _fixed_delay(term: ObservationTermCfg) -> int:
+    """The constant latency of a term, env steps: `delay`, plus the simulated lag when its
+    bounds are equal (a constant lag is the same delay line, without random draws)."""
+    constant_lag = term.delay_max_lag if term.delay_max_lag == term.delay_min_lag else 0
+    return term.delay + constant_lag
+
+
+def _random_delay(term: ObservationTermCfg) -> bool:
+    """Whether a term's simulated lag varies (mjlab's `DelayBuffer` with min < max)."""
+    return term.delay_max_lag > term.delay_min_lag
+
+
+def _buffered(term: ObservationTermCfg) -> bool:
+    """Whether a term's values pass through a delay line or a history."""
+    return term.delay > 0 or term.delay_max_lag > 0 or term.history_length > 0
+
+
+class _RandomDelay:
+    """A term's simulated sensor latency with a random lag per env (the `delay_*` fields of
+    `ObservationTermCfg` with delay_min_lag < delay_max_lag), as mjlab's delay buffer.
+
+    Each step (`push`), in this order: the new value enters the delay line, the lags of the
+    envs whose refresh is due are redrawn (unless held), and `read` returns each env's value
+    `base + lag` steps old. A line is filled with the first value of an episode, so a lag
+    longer than the episode so far reads that first value. Tensor operations on fixed shapes
+    only (no host sync, no per-env Python); the random numbers come from `env.rng`.
+    """
+
+    def __init__(self, num_envs: int, dim: tuple[int, ...], term: ObservationTermCfg, env):
+        self.base = term.delay
+        """The fixed part of the latency (`ObservationTermCfg.delay`)."""
+        self.min_lag, self.max_lag = term.delay_min_lag, term.delay_max_lag
+        self.per_env, self.hold_prob = term.delay_per_env, float(term.delay_hold_prob)
+        self.period, self.per_env_phase = term.delay_update_period, term.delay_per_env_phase
+        self.generator = env.rng
+        device = env.device
+        # The last `base + max_lag + 1` values, oldest first, refilled after a reset.
+        self.line = _TermBuffer(num_envs, dim, 0, self.base + self.max_lag + 1, device)
+        self.lag = torch.full((num_envs,), self.min_lag, dtype=torch.long, device=device)
+        """(num_envs,) the current simulated lag of each env, steps."""
+        self.steps = torch.zeros(num_envs, dtype=torch.long, device=device)
+        """(num_envs,) values pushed in each env's episode (its refresh clock)."""
+        self.phase = self._draw_phases(num_envs, device)
+        """(num_envs,) each env's refresh offset within `period` (0 without staggering)."""
+        self._rows = torch.arange(num_envs, device=device)
+
+    def _draw_phases(self, n: int, device) -> torch.Tensor:
+        if self.period > 0 and self.per_env_phase:
+            u = rand(n, device, self.generator)
+            return (u * self.period).long().clamp_(max=self.period - 1)
+        return torch.zeros(n, dtype=torch.long, device=device)
+
+    def _draw_lags(self, n: int, device) -> torch.Tensor:
+        span = self.max_lag - self.min_lag + 1
+        u = rand(n if self.per_env else 1, device, self.generator)
+        lags = (u * span).long().clamp_(max=span - 1) + self.min_lag
+        return lags if self.per_env else lags.expand(n)
+
+    def push(self, value: torch.Tensor, env_mask: torch.Tensor | None) -> None:
+        """Append `value` and refresh the lags (only the envs of `env_mask`, when given)."""
+        self.line.push(value, env_mask)
+        n, device = self.lag.shape[0], self.lag.device
+        due = None
+        if self.period > 0:
+            due = torch.remainder(self.steps + self.phase, self.period) == 0
+        candidates = self._draw_lags(n, device)
+        if self.hold_prob > 0.0:
+            take = rand(n, device, self.generator) >= self.hold_prob
+            due = take if due is None else due & take
+        if env_mask is not None:
+            due = env_mask if due is None else due & env_mask
+        self.lag = candidates.clone() if due is None else torch.where(due, candidates, self.lag)
+        self.steps += 1 if env_mask is None else env_mask.long()
+
+    def read(self) -> torch.Tensor:
+        """(num_envs, *dim): each env's value `base + lag` steps old."""
+        buf = self.line.buf
+        return buf[self._rows, buf.shape[1] - 1 - self.base - self.lag]
+
+    def reset(self, env_ids: torch.Tensor) -> None:
+        """Start new episodes: the line refills with the next value, the lag restarts at
+        `min_lag` and the refresh clock at 0, with a new phase when staggered."""
+        self.line.reset(env_ids)
+        self.lag[env_ids] = self.min_lag
+        self.steps[env_ids] = 0
+        if self.period > 0 and self.per_env_phase:
+            phases = self._draw_phases(self.phase.shape[0], self.phase.device)
+            self.phase[env_ids] = phases[env_ids]
+
+
+class _NonfiniteWarnings:
+    """The warnings of groups with `nan_policy="warn"`: which envs had NaN/Inf in which term.
+
+    On the CPU a report is read at once. On a GPU it is not read in the step that makes it:
+    the flags are accumulated on the device and copied to pinned host memory asynchronously;
+    the warning is issued at a later step, once that copy has completed (`flush` waits for
+    it). So `step` never waits for the device.
+    """
+
+    def __init__(self, device):
+        self.deferred = torch.device(device).type == "cuda"
+        self.pinned = self.deferred
+        """Host copies in page-locked memory (what makes a copy from the GPU asynchronous)."""
+        self.new_event = torch.cuda.Event
+        """Makes the event that marks a copy's completion (`record`, `query`, `synchronize`)."""
+        self.pending: dict[str, torch.Tensor] = {}
+        """Group -> (terms, num_envs) bool flags not yet sent to the host."""
+        self.host: dict[str, torch.Tensor] = {}
+        self.events: dict[str, torch.cuda.Event] = {}
+        self.labels: dict[str, list[str]] = {}
+
+    def submit(self, group: str, labels: list[str], flags: torch.Tensor) -> None:
+        """Report `flags` ((len(labels), num_envs) bool: the envs with NaN/Inf per label)."""
+        self.labels[group] = labels
+        if not self.deferred:
+            self._warn(group, flags)
+            return
+        pending = self.pending.get(group)
+        self.pending[group] = flags if pending is None else pending | flags
+        event = self.events.get(group)
+        if event is not None:
+            if not event.query():  # the last copy is still on its way: send this one later
+                return
+            self._warn(group, self.host[group])
+        host = self.host.get(group)
+        if host is None:
+            host = torch.empty(flags.shape, dtype=torch.bool, pin_memory=self.pinned)
+            self.host[group] = host
+        host.copy_(self.pending.pop(group), non_blocking=True)
+        event = self.events[group] = self.new_event()
+        event.record()
+
+    def flush(self) -> None:
+        """Wait for the copies on their way and issue their warnings (a device sync)."""
+        for group, event in list(self.events.items()):
+            event.synchronize()
+            self._warn(group, self.host[group])
+            del self.events[group]
+            pending = self.pending.pop(group, None)
+            if pending is not None:
+                self._warn(group, pending.cpu())
+
+    def _warn(self, group: str, flags: torch.Tensor) -> None:
+        """Warn about the flags of a host tensor (or a CPU env's)."""
+        if not bool(flags.any()):
+            return
+        for label, row in zip(self.labels[group], flags, strict=True):
+            ids = row.nonzero().flatten().tolist()
+            if ids:
+                more = " ..." if len(ids) > 10 else ""
+                warnings.warn(
+                    f"NaN/Inf in observation {label} of envs {ids[:10]}{more}; replaced by 0 "
+                    "(nan_policy='warn').",
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
 
 
 class _FusedGroup:
@@ -141,7 +300,7 @@ class _FusedGroup:
         )
         scaled = {k: t.scale for k, t in terms.items() if t.scale is not None}
         self.scale = column(scaled, 1.0) if scaled else None  # type: ignore[arg-type]
-        self.buffered = {k for k, t in terms.items() if t.delay > 0 or t.history_length > 0}
+        self.buffered = {k for k, t in terms.items() if _buffered(t)}
         # The output's pieces: runs of unbuffered terms as one slice, buffered terms by name.
         self.pieces: list[slice | str] = []
         for name, sl in self.slices.items():
@@ -182,6 +341,14 @@ class ObservationManager(ManagerBase):
 
     Buffers (delay, history) advance only in `compute(update_history=True)`, which the env
     calls exactly once per step and on reset; reading observations again never shifts them.
+    A term's `delay` and a constant simulated lag (`delay_min_lag == delay_max_lag`) are one
+    fixed delay line; a random lag (`delay_min_lag < delay_max_lag`) has its own line, whose
+    per-env lags are redrawn in that same call (mjlab's delay buffer), and the term's history
+    keeps its delayed outputs. All of them are env state (`env.get_state`).
+
+    NaN/Inf values of the terms are replaced by 0 and counted in `nonfinite` in every group;
+    a group's `nan_policy` "warn" or "error" also says which term and envs had them
+    (`ObservationGroupCfg.nan_policy`, with the host reads each costs).
 
     In `compute`, a term that an earlier concatenated group also has (the same plain function
     with equal params, e.g. the critic's copy of an actor term) is copied from that group's
@@ -192,7 +359,8 @@ class ObservationManager(ManagerBase):
     """
 
     kind = "Observation term"
-    _snapshot_exclude = ("host_checks",)  # a setting of this process, not env state
+    # A setting of this process and its pending warnings: not env state.
+    _snapshot_exclude = ("host_checks", "_nan_warnings")
 
     def __init__(self, cfg: dict[str, ObservationGroupCfg | None], env):
         super().__init__(cfg, env)
@@ -200,6 +368,11 @@ class ObservationManager(ManagerBase):
         self.group_dims: dict[str, tuple[int, ...]] = {}
         self.term_dims: dict[str, dict[str, tuple[int, ...]]] = {}
         self._buffers: dict[str, dict[str, _TermBuffer]] = {}
+        self._delays: dict[str, dict[str, _RandomDelay]] = {}
+        """The random simulated lags (`delay_min_lag` < `delay_max_lag`) by group and term."""
+        self._concat_axis: dict[str, int] = {}
+        """Concatenated groups: the axis of the (num_envs, ...) tensors the terms are joined
+        along (negative: counted from the end)."""
         self._fused: dict[str, _FusedGroup] = {}
         self._image_groups: set[str] = set()
         """Concatenated groups of image terms (C, H, W): joined along the channel axis."""
@@ -213,6 +386,7 @@ class ObservationManager(ManagerBase):
             self.group_terms[group_name] = terms
             self.term_dims[group_name] = {}
             self._buffers[group_name] = {}
+            self._delays[group_name] = {}
             for name, term in terms.items():
                 if group.history_length is not None:
                     term.history_length = group.history_length
@@ -245,14 +419,20 @@ class ObservationManager(ManagerBase):
                         term.noise, n, env.device, env.rng, value.shape[-1]
                     )
                     term.noise = model
+                delay = _fixed_delay(term)
+                if _random_delay(term):
+                    # The random lag comes first; the history (if any) keeps its outputs.
+                    self._delays[group_name][name] = _RandomDelay(
+                        n, tuple(value.shape[1:]), term, env
+                    )
+                    delay = 0
                 self._buffers[group_name][name] = _TermBuffer(
-                    n, tuple(value.shape[1:]), term.delay, term.history_length, env.device
+                    n, tuple(value.shape[1:]), delay, term.history_length, env.device
                 )
-            dims = list(self.term_dims[group_name].values())
             if group.concatenate_terms:
                 if self._is_image_group(group_name):
                     self._image_groups.add(group_name)
-                self.group_dims[group_name] = (sum(d[0] for d in dims), *dims[0][1:])
+                self.group_dims[group_name] = self._concatenated_dims(group_name, group)
             raw_dims = {k: b.buf.shape[2:] for k, b in self._buffers[group_name].items()}
             if (
                 group.concatenate_terms
@@ -272,6 +452,7 @@ class ObservationManager(ManagerBase):
         self.nonfinite = torch.zeros((), dtype=torch.long, device=env.device)
         """Non-finite values replaced by 0 since the last `compute` (a tensor; a term that
         groups share counts once)."""
+        self._nan_warnings = _NonfiniteWarnings(env.device)
 
     @property
     def active_terms(self) -> dict[str, list[str]]:
@@ -313,12 +494,16 @@ class ObservationManager(ManagerBase):
             return self._compute_fused(group_name, fused, env_mask)
         values: dict[str, torch.Tensor] = {}
         gen = self.env.rng
+        checked = group.nan_policy in ("warn", "error")
+        flags: list[torch.Tensor] = []  # per term: (num_envs,) envs with NaN/Inf
         for name, term in self.group_terms[group_name].items():
             obs = term.func(self.env, **term.params).float()
             # No NaN/Inf ever reaches the policy or its normalizer (a diverged world, a term
             # dividing by zero): replaced by 0 and counted in `nonfinite`.
             bad = nonfinite_mask(obs)
             self.nonfinite += bad.sum()
+            if checked:
+                flags.append(bad.reshape(bad.shape[0], -1).any(dim=1))
             obs = obs.masked_fill(bad, 0.0)
             self._raw[group_name][name] = obs
             if term.noise is not None and group.enable_corruption:
@@ -329,18 +514,100 @@ class ObservationManager(ManagerBase):
                 obs = obs * torch.as_tensor(term.scale, device=obs.device, dtype=obs.dtype)
             buf = self._buffers[group_name][name]
             self._check_shape(group_name, name, obs, (obs.shape[0], *buf.buf.shape[2:]))
-            if term.delay > 0 or term.history_length > 0:
-                buf.push(obs, env_mask)
-                obs = buf.read()
+            if _buffered(term):
+                obs = self._advance(group_name, name, obs, env_mask)
                 if term.history_length > 0 and term.flatten_history_dim:
                     # An image's history is stacked along its channels: (history * C, H, W).
                     image = group_name in self._image_groups
                     obs = obs.reshape(obs.shape[0], -1, *(obs.shape[3:] if image else ()))
             values[name] = obs
+        if checked:
+            self._check_nonfinite(group_name, group, list(values), flags)
         if group.concatenate_terms:
-            axis = 1 if group_name in self._image_groups else -1
-            return torch.cat(list(values.values()), dim=axis)
+            return torch.cat(list(values.values()), dim=self._concat_axis[group_name])
         return values
+
+    def _advance(
+        self, group_name: str, name: str, value: torch.Tensor, env_mask: torch.Tensor | None
+    ) -> torch.Tensor:
+        """Push a term's processed value through its delay and history; returns what the policy
+        sees of it this step."""
+        buf = self._buffers[group_name][name]
+        delay = self._delays[group_name].get(name)
+        if delay is not None:
+            delay.push(value, env_mask)
+            value = delay.read()
+            if buf.history == 0:
+                return value
+        buf.push(value, env_mask)
+        return buf.read()
+
+    def _check_nonfinite(
+        self, group_name: str, group: ObservationGroupCfg, names: list[str], flags
+    ) -> None:
+        """Act on a group's NaN/Inf flags ((num_envs,) per term, in `names` order) as its
+        `nan_policy` ("warn" or "error") says."""
+        if group.nan_check_per_term:
+            labels = [f"'{group_name}/{name}'" for name in names]
+            stacked = torch.stack(flags) if isinstance(flags, list) else flags
+        else:
+            labels = [f"group '{group_name}'"]
+            any_term = torch.stack(flags).any(dim=0) if isinstance(flags, list) else flags
+            stacked = any_term.reshape(1, -1)
+        if group.nan_policy == "error":
+            self._raise_nonfinite(labels, stacked)
+        else:
+            self._nan_warnings.submit(group_name, labels, stacked)
+
+    @staticmethod
+    def _raise_nonfinite(labels: list[str], flags: torch.Tensor) -> None:
+        """Raise ValueError if any of `flags` ((len(labels), num_envs) bool) is set, naming the
+        first label with a flag: one host read (the cost of nan_policy="error")."""
+        if not bool(flags.any()):
+            return
+        for label, row in zip(labels, flags, strict=True):
+            ids = row.nonzero().flatten().tolist()
+            if ids:
+                more = " ..." if len(ids) > 10 else ""
+                raise ValueError(
+                    f"NaN/Inf in observation {label} of envs {ids[:10]}{more} (the group's "
+                    "nan_policy is 'error'; 'sanitize' replaces them by 0)."
+                )
+
+    def _concatenated_dims(self, group_name: str, group: ObservationGroupCfg) -> tuple[int, ...]:
+        """The per-env shape of a concatenated group, with its axis in `_concat_axis`.
+
+        Raises:
+            ValueError: `concatenate_dim` is not an axis of the terms, or the terms differ in
+                their number of axes or in an axis other than it.
+        """
+        dims = self.term_dims[group_name]
+        ranks = {len(d) for d in dims.values()}
+        if len(ranks) != 1:
+            raise ValueError(
+                f"Observation group '{group_name}' concatenates terms with different numbers "
+                f"of axes: {dims}; give them one shape (e.g. flatten_history_dim=True) or set "
+                "concatenate_terms=False."
+            )
+        rank = ranks.pop()
+        axis = group.concatenate_dim
+        if group_name in self._image_groups and axis == -1:
+            axis = 0  # images are joined along their channels by default
+        if not -rank <= axis < rank:
+            raise ValueError(
+                f"Observation group '{group_name}': concatenate_dim={group.concatenate_dim} is "
+                f"not an axis of its terms, whose values have {rank} axis(es) per env: {dims}."
+            )
+        axis %= rank
+        if len({d[:axis] + d[axis + 1 :] for d in dims.values()}) > 1:
+            raise ValueError(
+                f"Observation group '{group_name}': its terms {dims} cannot be concatenated "
+                f"along axis {axis} (concatenate_dim={group.concatenate_dim}): they differ in "
+                "another axis."
+            )
+        first = next(iter(dims.values()))
+        self._concat_axis[group_name] = axis - rank
+        return (*first[:axis], sum(d[axis] for d in dims.values()), *first[axis + 1 :])
 
     def _link_shared_terms(self) -> None:
         """Find, in each fused group, the terms an earlier fused group computes too: the same
@@ -350,6 +617,10 @@ class ObservationManager(ManagerBase):
         state) are always called."""
         done: list[str] = []
         for group_name, fused in self._fused.items():
+            if self.cfg[group_name].nan_policy in ("warn", "error"):
+                # It checks its own terms' values: a copy would come already cleaned.
+                done.append(group_name)
+                continue
             runs: list[tuple[str, slice, slice]] = []
             for name, term in self.group_terms[group_name].items():
                 found = self._earlier_same_term(done, term, fused.slices[name])
@@ -456,12 +727,20 @@ class ObservationManager(ManagerBase):
         # No NaN/Inf ever reaches the policy or its normalizer (a diverged world, a term
         # dividing by zero): replaced by 0 and counted in `nonfinite`.
         raw = fused.raw
+        group = self.cfg[group_name]
         # On the CPU one read skips the counting and replacing in the usual step with none (no
         # device to stall); on a GPU both run unconditionally, without a host sync.
         if not self.host_checks or maybe_nonfinite(raw):
-            self.nonfinite += count_nonfinite(raw)
-            torch.nan_to_num_(raw, nan=0.0, posinf=0.0, neginf=0.0)
-        obs = fused.process(self.cfg[group_name].enable_corruption, self.env.rng)
+            if group.nan_policy in ("warn", "error"):
+                bad = nonfinite_mask(raw)
+                self.nonfinite += bad.sum()
+                flags = [bad[:, sl].any(dim=1) for sl in fused.slices.values()]
+                raw.masked_fill_(bad, 0.0)
+                self._check_nonfinite(group_name, group, list(fused.slices), flags)
+            else:
+                self.nonfinite += count_nonfinite(raw)
+                torch.nan_to_num_(raw, nan=0.0, posinf=0.0, neginf=0.0)
+        obs = fused.process(group.enable_corruption, self.env.rng)
         if not fused.buffered:
             return obs
         pieces = []
@@ -469,9 +748,7 @@ class ObservationManager(ManagerBase):
             if isinstance(piece, slice):
                 pieces.append(obs[:, piece])
                 continue
-            buf = self._buffers[group_name][piece]
-            buf.push(obs[:, fused.slices[piece]], env_mask)
-            value = buf.read()
+            value = self._advance(group_name, piece, obs[:, fused.slices[piece]], env_mask)
             pieces.append(value.reshape(value.shape[0], -1) if value.ndim > 2 else value)
         return torch.cat(pieces, dim=-1)
 
@@ -505,8 +782,9 @@ class ObservationManager(ManagerBase):
 
     def describe(self, group_name: str) -> ObservationGroupDescription:
         """A plain-data description of a group, term by term, in order: what a robot needs to
-        compute the same observation vector from the raw term values (noise is training-only
-        and left out).
+        compute the same observation vector from the raw term values. Training-only
+        corruptions are left out: noise, and the simulated sensor latency of the `delay_*`
+        fields (a robot's own sensors have theirs); a term's `delay` is described.
 
         Raises:
             KeyError: no such group (the message lists the groups).
@@ -550,6 +828,8 @@ class ObservationManager(ManagerBase):
             for name, term in terms.items():
                 self._buffers[group_name][name].reset(env_ids)
                 self.reset_term(term, env_ids)
+            for delay in self._delays[group_name].values():
+                delay.reset(env_ids)
         return {}
 
 
