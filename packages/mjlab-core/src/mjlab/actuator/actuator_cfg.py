@@ -24,9 +24,13 @@ PerJoint = float | Mapping[str, float]
 
 
 class TransmissionType(enum.Enum):
-    """What an actuator drives. Only joints are supported in this version."""
+    """What an actuator drives. The actuator models here drive joints only; tendons and sites
+    are driven through the MJCF's own actuators by the action terms
+    (`mjlab.envs.mdp.TendonLengthActionCfg`, `SiteEffortActionCfg`, ...)."""
 
     JOINT = "joint"
+    TENDON = "tendon"
+    SITE = "site"
 
 
 class CommandField(enum.Enum):
@@ -92,8 +96,9 @@ class ActuatorCfg(Config):
             raise ValueError(f"{name}.{field} is empty.")
         if self.transmission_type != TransmissionType.JOINT:
             raise ValueError(
-                f"{name}.transmission_type={self.transmission_type!r}: only "
-                "TransmissionType.JOINT is supported."
+                f"{name}.transmission_type={self.transmission_type!r}: actuator models drive "
+                "joints only (TransmissionType.JOINT); drive a tendon or site through an MJCF "
+                "actuator with mdp.Tendon*ActionCfg / mdp.SiteEffortActionCfg."
             )
         _check_non_negative(self, "effort_limit", "armature", "frictionloss", "viscous_damping")
         if not 0 <= self.delay_min_lag <= self.delay_max_lag:

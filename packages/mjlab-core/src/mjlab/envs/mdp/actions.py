@@ -5,18 +5,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 
-from mjlab.managers.action_manager import ActionTerm
+from mjlab.envs.mdp.action_base import BaseAction, BaseActionCfg
 from mjlab.managers.description import ActionTermDescription
-from mjlab.managers.manager_term_config import ActionTermCfg
-from mjlab.utils.string import resolve_matching_values
 
 
-class JointAction(ActionTerm):
+class JointAction(BaseAction):
     """processed = raw * scale + offset (then clip), for the selected actuated joints in joint
-    order."""
+    order (`BaseAction` with the joint transmission)."""
 
     cfg: JointActionCfg
     action_type: str | None = None
@@ -25,18 +24,8 @@ class JointAction(ActionTerm):
     def __init__(self, cfg: JointActionCfg, env):
         super().__init__(cfg, env)
         e = self.entity
-        actuated = [e.joint_names[j] for j in e.actuated_joint_ids]
-        if not actuated:
-            raise ValueError(f"Entity '{cfg.asset_name}' has no actuated joints.")
-        ids, names = e.find_actuators(cfg.actuator_names)
-        self.joint_names = names
-        self._joint_ids = [int(e.actuated_joint_ids[i]) for i in ids]
-        n, dev = env.num_envs, env.device
-        owner = f"action term for '{cfg.asset_name}'"
-        scale = resolve_matching_values(_as_values(cfg.scale), names, what="joint", owner=owner)
-        self.scale = torch.tensor(scale, device=dev)
-        offset = resolve_matching_values(_as_values(cfg.offset), names, what="joint", owner=owner)
-        self.offset = torch.tensor(offset, device=dev).repeat(n, 1)
+        self.joint_names = self.target_names
+        self._joint_ids = list(self._target_list)
         if getattr(cfg, "use_default_offset", False):
             default = (
                 e.data.default_joint_vel
@@ -44,27 +33,11 @@ class JointAction(ActionTerm):
                 else e.data.default_joint_pos
             )
             self.offset = default[:, self._joint_ids].clone()
-        self.raw_actions = torch.zeros(n, len(names), device=dev)
-        self.processed_actions = torch.zeros_like(self.raw_actions)
-
-    @property
-    def action_dim(self) -> int:
-        return len(self.joint_names)
 
     @property
     def joint_ids(self) -> list[int]:
         """Entity joint indices this term drives, in action order."""
         return self._joint_ids
-
-    def process_actions(self, actions: torch.Tensor) -> None:
-        self.raw_actions[:] = actions
-        # actions * scale + offset (then clipped), computed in place in the kept buffer.
-        processed = torch.mul(actions, self.scale, out=self.processed_actions).add_(self.offset)
-        if self.cfg.clip is not None:
-            processed.clamp_(*self.cfg.clip)
-
-    def reset(self, env_ids: torch.Tensor) -> None:
-        self.raw_actions[env_ids] = 0.0
 
     def describe(self) -> ActionTermDescription:
         """Joints in action order with their scale, offset (first env), clip, the compiled
@@ -94,10 +67,6 @@ class JointAction(ActionTerm):
             ],
         )
         return description
-
-
-def _as_values(value: float | Mapping[str, float]) -> float | dict[str, float]:
-    return dict(value) if isinstance(value, Mapping) else float(value)
 
 
 class JointPositionAction(JointAction):
@@ -141,9 +110,10 @@ class JointEffortAction(JointAction):
 
 
 @dataclass(kw_only=True)
-class JointActionCfg(ActionTermCfg):
+class JointActionCfg(BaseActionCfg):
     """Selects actuated joints by regex; scale/offset per joint (scalar or {regex: value})."""
 
+    _transmission: ClassVar[str | None] = "joint"
     actuator_names: tuple[str, ...] = (".*",)
     """Regexes over the entity's actuated joint names."""
     scale: float | Mapping[str, float] = 1.0
