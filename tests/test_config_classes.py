@@ -32,6 +32,8 @@ RECORDS = {
     "mjlab.viewer.web.CommandSlider": "a slider of the web viewer",
     "mjlab.viewer.geometry.GeomMesh": "a mesh for the viewer",
     "mjlab.sensor.ray_cast.RayCastData": "a sensor reading",
+    "mjlab.sensor.contact_sensor.ContactData": "a sensor reading",
+    "mjlab.sensor.camera_sensor.CameraSensorData": "a sensor reading",
     "mjlab.sensor.terrain_height.TerrainHeightData": "a sensor reading",
     "rlightning.types.env_meta.EnvMeta": "rlightning's env description (its contract's type)",
     "rlightning.types.env_ret.EnvRet": "one env step's result (rlightning's contract)",

@@ -1,9 +1,10 @@
 """mjlab 1.6's public names, under its module paths, with its parameter and field names.
 
 The table `data/mjlab16_api.md` lists mjlab 1.6.0's public names per module with the parameter
-names of each function and the field names of each config dataclass. The modules and configs
-covered so far are checked row by row: each name imports from the same module, a function takes
-the listed parameters in the listed order, a dataclass has the listed fields.
+names of each function and the field names of each config dataclass. Every row but the known
+gaps is checked: each name imports from the same module, a function takes the listed parameters
+in the listed order, a dataclass has the listed fields (the behaviour is tested where each name
+is implemented). The known gaps are checked to still be gaps, so the list cannot go stale.
 """
 
 from __future__ import annotations
@@ -18,39 +19,14 @@ import pytest
 
 TABLE = Path(__file__).parent / "data" / "mjlab16_api.md"
 
-# Whole modules offered under mjlab 1.6's path.
-COVERED_MODULES = ("mjlab.envs.mdp.dr", "mjlab.actuator", "mjlab.utils.noise")
-# Single config classes of other modules whose fields mjlab 1.6 has.
-COVERED_NAMES = {
-    ("mjlab.managers", "SceneEntityCfg"),
-    ("mjlab.entity", "EntityCfg"),
-    ("mjlab.scene", "SceneCfg"),
-    ("mjlab.sim", "MujocoCfg"),
-    ("mjlab.sim", "SimulationCfg"),
-    ("mjlab.envs.mdp", "RewardCurriculumStage"),
-    ("mjlab.envs.mdp", "TerminationCurriculumStage"),
-    ("mjlab.envs.mdp", "reward_curriculum"),
-    ("mjlab.envs.mdp", "termination_curriculum"),
-    ("mjlab.envs.mdp", "resolve_env_ids"),
-    ("mjlab.envs.mdp", "reset_scene_to_default"),
-    ("mjlab.envs.mdp", "apply_external_force_torque"),
-    ("mjlab.envs.mdp", "nan_detection"),
-    ("mjlab.managers", "EventMode"),
-    ("mjlab.managers", "EventTermCfg"),
-    ("mjlab.managers", "ManagerBase"),
-    ("mjlab.managers", "ManagerTermBase"),
-    ("mjlab.managers", "NullCommandManager"),
-    ("mjlab.managers", "NullCurriculumManager"),
-    ("mjlab.managers", "NullMetricsManager"),
-    ("mjlab.envs", "VecEnvObs"),
-    ("mjlab.envs", "VecEnvStepReturn"),
-    ("mjlab.envs.mdp", "JointVelocityActionCfg"),
-    ("mjlab.tasks.registry", "load_env_cfg"),
-    ("mjlab.tasks.registry", "load_rl_cfg"),
-    ("mjlab.tasks.registry", "load_runner_cls"),
-    ("mjlab.sensor", "ContactMatch"),
-    ("mjlab.envs.mdp", "action_acc_l2"),
+KNOWN_GAPS = {
+    ("mjlab.entity", "EntityData"): "a class of views, not a dataclass; lacks mjlab's targets",
+    ("mjlab.entity", "EntityIndexing"): "not offered",
+    ("mjlab.entity", "VariantEntityCfg"): "no variant entities",
+    ("mjlab.entity", "VariantMetadata"): "no variant entities",
 }
+"""The rows of the table that do not hold here, with why (docs/guides/migrating.md lists them
+too). Every other row is checked."""
 
 
 def _rows() -> list[tuple[str, str, str, tuple[str, ...]]]:
@@ -70,7 +46,8 @@ def _rows() -> list[tuple[str, str, str, tuple[str, ...]]]:
 
 
 ROWS = _rows()
-CHECKED = [r for r in ROWS if r[0] in COVERED_MODULES or (r[0], r[1]) in COVERED_NAMES]
+CHECKED = [r for r in ROWS if (r[0], r[1]) not in KNOWN_GAPS]
+GAPS = [r for r in ROWS if (r[0], r[1]) in KNOWN_GAPS]
 
 
 def test_table_is_read():
@@ -79,23 +56,46 @@ def test_table_is_read():
     assert len([r for r in ROWS if r[0] == "mjlab.actuator"]) == 29
 
 
-@pytest.mark.parametrize(
-    ("module", "name", "kind", "params"), CHECKED, ids=[f"{r[0]}.{r[1]}" for r in CHECKED]
-)
-def test_name_matches_mjlab16(module, name, kind, params):
+def _problem(module: str, name: str, kind: str, params: tuple[str, ...]) -> str | None:
+    """Why the row does not hold here, or None when it does."""
     obj = getattr(importlib.import_module(module), name, None)
-    assert obj is not None, f"{module}.{name} is missing"
+    if obj is None:
+        return f"{module}.{name} is missing"
     if kind == "function":
         got = list(inspect.signature(obj).parameters)
-        assert got[: len(params)] == list(params), f"{module}.{name}{tuple(got)}"
+        if got[: len(params)] != list(params):
+            return f"{module}.{name}{tuple(got)}"
     elif kind == "dataclass" and params:
-        assert dataclasses.is_dataclass(obj), f"{module}.{name} is not a dataclass"
+        if not dataclasses.is_dataclass(obj):
+            return f"{module}.{name} is not a dataclass"
         fields = {f.name for f in dataclasses.fields(obj)}
         # A ClassVar (mjlab's `NoiseModelCfg.class_type`) is a class attribute, not a field.
         missing = [p for p in params if p not in fields and not hasattr(obj, p)]
-        assert not missing, f"{module}.{name} lacks fields {missing}"
+        if missing:
+            return f"{module}.{name} lacks fields {missing}"
     elif kind == "class" and params:
         # A TypedDict (mjlab's stage schemas) declares its keys as annotations.
         keys = getattr(obj, "__annotations__", {})
         missing = [p for p in params if not hasattr(obj, p) and p not in keys]
-        assert not missing, f"{module}.{name} lacks {missing}"
+        if missing:
+            return f"{module}.{name} lacks {missing}"
+    return None
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "kind", "params"), CHECKED, ids=[f"{r[0]}.{r[1]}" for r in CHECKED]
+)
+def test_name_matches_mjlab16(module, name, kind, params):
+    problem = _problem(module, name, kind, params)
+    assert problem is None, problem
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "kind", "params"), GAPS, ids=[f"{r[0]}.{r[1]}" for r in GAPS]
+)
+def test_known_gaps_are_still_gaps(module, name, kind, params):
+    assert _problem(module, name, kind, params) is not None, "remove it from KNOWN_GAPS"
+
+
+def test_at_least_90_percent_of_the_names_hold():
+    assert len(CHECKED) >= 0.9 * len(ROWS), f"{len(CHECKED)} of {len(ROWS)}"

@@ -3,8 +3,8 @@
 height scan), cameras."""
 
 from mjlab.sensor.builtin_sensor import BuiltinSensor, BuiltinSensorCfg
-from mjlab.sensor.camera_sensor import CameraSensor, CameraSensorCfg
-from mjlab.sensor.contact_sensor import ContactMatch, ContactSensor, ContactSensorCfg
+from mjlab.sensor.camera_sensor import CameraSensor, CameraSensorCfg, CameraSensorData
+from mjlab.sensor.contact_sensor import ContactData, ContactMatch, ContactSensor, ContactSensorCfg
 from mjlab.sensor.ray_cast import (
     GridPatternCfg,
     ObjRef,
@@ -16,6 +16,7 @@ from mjlab.sensor.ray_cast import (
 )
 from mjlab.sensor.ray_cast_sensor import HeightScan, HeightScanCfg
 from mjlab.sensor.sensor_base import Sensor, SensorCfg
+from mjlab.sensor.sensor_context import SensorContext
 from mjlab.sensor.terrain_height import (
     TerrainHeightData,
     TerrainHeightSensor,
@@ -27,6 +28,8 @@ __all__ = [
     "BuiltinSensorCfg",
     "CameraSensor",
     "CameraSensorCfg",
+    "CameraSensorData",
+    "ContactData",
     "ContactMatch",
     "ContactSensor",
     "ContactSensorCfg",
@@ -41,6 +44,7 @@ __all__ = [
     "RingPatternCfg",
     "Sensor",
     "SensorCfg",
+    "SensorContext",
     "TerrainHeightData",
     "TerrainHeightSensor",
     "TerrainHeightSensorCfg",

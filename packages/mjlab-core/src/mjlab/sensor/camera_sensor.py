@@ -32,6 +32,14 @@ next `sim.forward()` / step moves the camera in that world only, on both backend
 
 Per-world `geom_rgba`, `geom_size`, `mat_rgba` are honoured too; a per-world `cam_fovy` only on C
 MuJoCo (MuJoCo Warp's rays are precomputed from the compiled model).
+
+mjlab 1.6's interface: `CameraSensor.data` returns a `CameraSensorData` (rgb (B, H, W, 3) uint8,
+depth (B, H, W, 1) float32, segmentation None: no renderer here produces it yet), and
+`CameraSensorCfg` takes `use_textures`, `use_shadows`, `orthographic`, `clone_data`. Unlike
+mjlab, where every camera of a scene shares one MuJoCo Warp render context (so all must agree on
+textures, shadows and geom groups), each camera sensor here has its own renderer, and the
+settings may differ between cameras. Both renderers draw textures and no shadows, mjlab's
+defaults, which are the only values of `use_textures` / `use_shadows` accepted.
 """
 
 from __future__ import annotations
@@ -47,7 +55,8 @@ from mjlab.sensor.sensor_base import Sensor, SensorCfg
 from mjlab.utils.env_ids import resolve_env_ids
 
 DATA_TYPES = ("rgb", "depth")
-"""Images a camera sensor can produce."""
+"""Images a camera sensor can produce. (mjlab 1.6 also names "segmentation", which neither
+renderer here produces.)"""
 
 
 @dataclass(kw_only=True)
@@ -74,7 +83,8 @@ class CameraSensorCfg(SensorCfg):
     """Added camera: a point (parent frame, m) to look at, with world +z up in the image (image
     up = +y when looking straight down); overrides `quat`."""
     fovy: float = 45.0
-    """Added camera: vertical field of view, degrees."""
+    """Added camera: vertical field of view, degrees; with `orthographic`, the height of the
+    view, m."""
     width: int = 64
     """Image width, pixels."""
     height: int = 64
@@ -89,6 +99,19 @@ class CameraSensorCfg(SensorCfg):
     enabled_geom_groups: tuple[int, ...] = (0, 1, 2)
     """Geom groups the camera sees (0-5). Menagerie models put visual meshes in group 2 and
     collision geoms in group 3."""
+    use_textures: bool = True
+    """Draw the materials' textures (mjlab 1.6). Both renderers here always do: only True is
+    accepted."""
+    use_shadows: bool = False
+    """Draw shadows (mjlab 1.6). Neither renderer here does: only False is accepted."""
+    orthographic: bool = False
+    """Orthographic projection (parallel rays, no perspective): the camera's fovy is then the
+    height of the view in m (MuJoCo's reading), and depth is the distance along the camera
+    axis, as in perspective. Sets the projection of the added camera (whose fovy is `fovy`),
+    or of the MJCF camera `camera_name` (whose own fovy is kept, now read in m)."""
+    clone_data: bool = False
+    """Every read (`data`, `rgb`, `depth`) returns a new copy of the images instead of the
+    sensor's own buffers; set it when the images are modified in place."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -102,6 +125,11 @@ class CameraSensorCfg(SensorCfg):
                 f"{name}.data_types must be a tuple, got the string {self.data_types!r}; "
                 f"write ({self.data_types!r},)."
             )
+        if "segmentation" in self.data_types:
+            raise ValueError(
+                f"{name}.data_types: 'segmentation' (mjlab 1.6) is not rendered by this "
+                f"library's camera renderers; ask for {DATA_TYPES} only."
+            )
         bad = [t for t in self.data_types if t not in DATA_TYPES]
         if bad or not self.data_types or len(set(self.data_types)) != len(self.data_types):
             raise ValueError(
@@ -110,7 +138,27 @@ class CameraSensorCfg(SensorCfg):
             )
         if not self.max_depth > 0:
             raise ValueError(f"{name}.max_depth must be > 0 m, got {self.max_depth!r}.")
-        if not 0 < self.fovy < 180:
+        for field_name in ("use_textures", "use_shadows", "orthographic", "clone_data"):
+            if not isinstance(getattr(self, field_name), bool):
+                raise ValueError(
+                    f"{name}.{field_name} must be True or False, got {getattr(self, field_name)!r}."
+                )
+        for field_name, supported in (("use_textures", True), ("use_shadows", False)):
+            if getattr(self, field_name) != supported:
+                raise ValueError(
+                    f"{name}.{field_name}={not supported} is not supported: the camera "
+                    f"renderers here (OpenGL on C MuJoCo, the MuJoCo Warp ray tracer) always "
+                    f"draw textures and never shadows; leave {field_name}={supported}."
+                )
+        if self.orthographic:
+            if not (isinstance(self.fovy, (int, float)) and math.isfinite(self.fovy)) or (
+                self.fovy <= 0
+            ):
+                raise ValueError(
+                    f"{name}.fovy is the height of an orthographic view, m, and must be > 0; "
+                    f"got {self.fovy!r}."
+                )
+        elif not 0 < self.fovy < 180:
             raise ValueError(f"{name}.fovy must be in (0, 180) degrees, got {self.fovy!r}.")
         groups = tuple(self.enabled_geom_groups)
         if not groups or any(not isinstance(g, int) or not 0 <= g <= 5 for g in groups):
@@ -139,6 +187,20 @@ class CameraSensorCfg(SensorCfg):
 
     def build(self) -> CameraSensor:
         return CameraSensor(self)
+
+
+@dataclass
+class CameraSensorData:
+    """A camera sensor's images (mjlab 1.6); None for an image not in `data_types`. On the
+    simulation's device; the sensor's own buffers unless `CameraSensorCfg.clone_data`."""
+
+    rgb: torch.Tensor | None = None
+    """(num_envs, H, W, 3) uint8 RGB, rows top to bottom."""
+    depth: torch.Tensor | None = None
+    """(num_envs, H, W, 1) float32 depth along the camera axis, m, in (0, max_depth]."""
+    segmentation: torch.Tensor | None = None
+    """mjlab 1.6: (num_envs, H, W, 2) int32 object id and type per pixel. Not rendered here:
+    always None."""
 
 
 def lookat_quat(
@@ -170,11 +232,16 @@ class CameraSensor(Sensor):
     """
 
     cfg: CameraSensorCfg
-    _snapshot_exclude = ("_renderer",)  # GL / Warp resources, not env state
+    requires_sensor_context = True
+    _snapshot_exclude = ("_renderer", "sensor_context")  # GL / Warp resources, not env state
 
     def edit_spec(self, spec: mujoco.MjSpec, entities: dict) -> None:
         cfg = self.cfg
+        ortho = mujoco.mjtProjection.mjPROJ_ORTHOGRAPHIC
         if cfg.camera_name is not None:
+            camera = spec.camera(cfg.camera_name)
+            if cfg.orthographic and camera is not None:  # a missing one is named in initialize
+                camera.proj = ortho
             return
         parent = spec.worldbody
         if cfg.parent_body is not None:
@@ -186,7 +253,11 @@ class CameraSensor(Sensor):
                     f"camera to. Bodies (full scene names): {names}."
                 )
         quat = cfg.quat if cfg.lookat is None else lookat_quat(cfg.pos, cfg.lookat)
-        parent.add_camera(name=cfg.name, pos=list(cfg.pos), quat=list(quat), fovy=cfg.fovy)
+        camera = parent.add_camera(
+            name=cfg.name, pos=list(cfg.pos), quat=list(quat), fovy=float(cfg.fovy)
+        )
+        if cfg.orthographic:
+            camera.proj = ortho
 
     def initialize(self, model, sim, scene) -> None:
         super().initialize(model, sim, scene)
@@ -203,6 +274,9 @@ class CameraSensor(Sensor):
                 f"{names} (entity cameras are prefixed '<entity>/'), or leave camera_name "
                 "None to add one."
             )
+        self._orthographic = int(model.cam_projection[self.camera_id]) == int(
+            mujoco.mjtProjection.mjPROJ_ORTHOGRAPHIC
+        )
         n, h, w = self.num_envs, cfg.height, cfg.width
         want_rgb, want_depth = "rgb" in cfg.data_types, "depth" in cfg.data_types
         self._rgb = torch.zeros(n, h, w, 3, dtype=torch.uint8, device=self.device)
@@ -222,6 +296,11 @@ class CameraSensor(Sensor):
             self._renderer = OpenGlCameraRenderer(
                 sim, self.camera_id, w, h, cfg.enabled_geom_groups
             )
+            # MuJoCo's depth buffer maps [near, far] (m) to [0, 1]; the renderer inverts the
+            # perspective mapping, an orthographic camera's is undone in `_render`.
+            extent = float(model.stat.extent)
+            self._near = float(model.vis.map.znear) * extent
+            self._far = float(model.vis.map.zfar) * extent
 
     def update(self, dt: float) -> None:
         self._steps += 1
@@ -258,9 +337,22 @@ class CameraSensor(Sensor):
                 ids, self._rgb if want_rgb else None, self._depth if want_depth else None
             )
             if want_depth:
-                self._depth[ids] = self._clip(self._depth[ids])
+                depth = self._depth[ids]
+                if self._orthographic:
+                    depth = self._orthographic_depth(depth)
+                self._depth[ids] = self._clip(depth)
         self._stale.zero_()
         self._any_stale = False
+
+    def _orthographic_depth(self, depth: torch.Tensor) -> torch.Tensor:
+        """The OpenGL renderer's depth of an orthographic camera, which it converted with the
+        perspective formula `near / (1 - z (1 - near / far))`, back to the buffer value z and on
+        to an orthographic camera's depth `near + z (far - near)`, m (inf stays inf)."""
+        near, far = self._near, self._far
+        linear = depth.double()
+        z = (1.0 - near / linear) / (1.0 - near / far)
+        ortho = near + z * (far - near)
+        return torch.where(torch.isinf(linear), linear, ortho).float()
 
     def _clip(self, depth: torch.Tensor) -> torch.Tensor:
         # Misses come as 0 (Warp) or inf (OpenGL); NaN fails both tests.
@@ -270,21 +362,42 @@ class CameraSensor(Sensor):
     @property
     def rgb(self) -> torch.Tensor:
         """(num_envs, H, W, 3) uint8 RGB image, rows top to bottom. The sensor's own buffer,
-        rewritten in place by the next render: `.clone()` what you keep."""
+        rewritten in place by the next render: `.clone()` what you keep (or set
+        `clone_data`)."""
         self._require("rgb")
         if self._any_stale:
             self._render()
-        return self._rgb
+        return self._rgb.clone() if self.cfg.clone_data else self._rgb
 
     @property
     def depth(self) -> torch.Tensor:
         """(num_envs, H, W) float32 depth along the camera axis, m, in (0, max_depth]; a miss
         (nothing within max_depth) reads max_depth. The sensor's own buffer, rewritten in place
-        by the next render: `.clone()` what you keep."""
+        by the next render: `.clone()` what you keep (or set `clone_data`)."""
         self._require("depth")
         if self._any_stale:
             self._render()
-        return self._depth
+        return self._depth.clone() if self.cfg.clone_data else self._depth
+
+    @property
+    def data(self) -> CameraSensorData:
+        """The images of `data_types` (mjlab 1.6): rgb (num_envs, H, W, 3) uint8 and depth
+        (num_envs, H, W, 1) float32, m; see `rgb` and `depth` for when they are rendered."""
+        types = self.cfg.data_types
+        return CameraSensorData(
+            rgb=self.rgb if "rgb" in types else None,
+            depth=self.depth.unsqueeze(-1) if "depth" in types else None,
+        )
+
+    @property
+    def camera_name(self) -> str:
+        """The camera's full scene name (mjlab 1.6)."""
+        return self.cfg.camera_name or self.cfg.name
+
+    @property
+    def camera_idx(self) -> int:
+        """mjlab 1.6's name for `camera_id`."""
+        return self.camera_id
 
     def _require(self, data_type: str) -> None:
         if data_type not in self.cfg.data_types:

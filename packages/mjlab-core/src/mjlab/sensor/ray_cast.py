@@ -634,6 +634,8 @@ class RayCastSensor(Sensor):
     """
 
     cfg: RayCastSensorCfg
+    requires_sensor_context = True
+    """Listed in the simulation's `SensorContext` (its ray-cast sensors)."""
 
     def __init__(self, cfg: RayCastSensorCfg):
         super().__init__(cfg)

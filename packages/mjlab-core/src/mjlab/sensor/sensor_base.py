@@ -31,6 +31,12 @@ class Sensor:
     """Lifecycle: `edit_spec` (before compile), `initialize` (after), then `update(dt)` once per
     env step and `reset(env_ids)` when envs reset."""
 
+    requires_sensor_context: bool = False
+    """mjlab 1.6: the sensor uses the scene's shared `SensorContext` (cameras). When True,
+    `initialize` sets `self.sensor_context` to the one context of the simulation and registers
+    the sensor in it."""
+    _snapshot_exclude = ("sensor_context",)  # shared wiring, not env state
+
     def __init__(self, cfg: SensorCfg):
         self.cfg = cfg
         self.name = cfg.name
@@ -42,6 +48,11 @@ class Sensor:
         self.sim = sim
         self.device = sim.device
         self.num_envs = sim.num_envs
+        if self.requires_sensor_context:
+            from mjlab.sensor.sensor_context import SensorContext
+
+            self.sensor_context = SensorContext.of(sim, scene)
+            self.sensor_context.register(self)
 
     def update(self, dt: float) -> None:
         """Advance internal state by one env step of `dt` seconds."""
