@@ -321,6 +321,9 @@ def unitree_go1_rough_env_cfg(play: bool = False) -> ManagerBasedRlEnvCfg:
         name="feet_ground_contact",
         primary=ContactMatch(mode="geom", pattern=foot_names, entity="robot"),
         secondary=ContactMatch(mode="geom", pattern=TERRAIN_GEOMS, entity=None),
+        fields=("found", "force"),
+        reduce="netforce",
+        num_slots=1,
         track_air_time=True,
     )
     cfg.scene.sensors = (*cfg.scene.sensors, feet_ground_cfg)
