@@ -21,7 +21,6 @@ TABLE = Path(__file__).parent / "data" / "mjlab16_api.md"
 
 KNOWN_GAPS = {
     ("mjlab.entity", "EntityData"): "a class of views, not a dataclass; lacks mjlab's targets",
-    ("mjlab.entity", "EntityIndexing"): "not offered",
     ("mjlab.entity", "VariantEntityCfg"): "no variant entities",
     ("mjlab.entity", "VariantMetadata"): "no variant entities",
 }

@@ -10,6 +10,7 @@ from mjlab.entity.entity_cfg import (
     InitialStateCfg,
     load_mjcf,
 )
+from mjlab.entity.indexing import EntityIndexing
 from mjlab.utils.spec_config import (
     CameraCfg,
     GeomCfg,
@@ -28,6 +29,7 @@ __all__ = [
     "EntityArticulationInfoCfg",
     "EntityCfg",
     "EntityData",
+    "EntityIndexing",
     "GeomCfg",
     "InitialStateCfg",
     "LightCfg",

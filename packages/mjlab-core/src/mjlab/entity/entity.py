@@ -15,6 +15,7 @@ from mjlab.actuator import (
     XmlActuatorCfg,
 )
 from mjlab.entity.entity_cfg import TERRAIN, EntityCfg
+from mjlab.entity.indexing import EntityIndexing
 from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import heading_from_quat, projected_gravity, quat_apply, quat_apply_inverse
 from mjlab.utils.spec_config import SPEC_EDITOR_FIELDS
@@ -353,8 +354,51 @@ class Entity:
         self._ctrl_sel = _as_slice(act_for_joint[self.actuated_joint_ids], self._ctrl_ids)
         self._ctrl_cols_cache: dict[tuple[int, ...], tuple[torch.Tensor, slice | torch.Tensor]] = {}
         self._init_actuators(act_for_joint, generator)
+        self.indexing = self._make_indexing(model, free)
+        """mjlab 1.6's `EntityIndexing` of this entity."""
 
         self.data = EntityData(self, model, env_origins)
+
+    def _make_indexing(self, model: mujoco.MjModel, free: list[int]) -> EntityIndexing:
+        spec = self.spec
+
+        def ids(values) -> torch.Tensor:
+            return torch.as_tensor(list(values), dtype=torch.long, device=self.device)
+
+        free_q = free_v = ids([])
+        if free:
+            q0, v0 = int(model.jnt_qposadr[free[0]]), int(model.jnt_dofadr[free[0]])
+            free_q, free_v = ids(range(q0, q0 + 7)), ids(range(v0, v0 + 6))
+        mocap = int(model.body_mocapid[self._root_body])
+        return EntityIndexing(
+            bodies=tuple(b for b in spec.bodies if b != spec.worldbody),
+            joints=tuple(j for j in spec.joints if j.type != mujoco.mjtJoint.mjJNT_FREE),
+            geoms=tuple(spec.geoms),
+            sites=tuple(spec.sites),
+            tendons=tuple(spec.tendons),
+            cameras=tuple(spec.cameras),
+            lights=tuple(spec.lights),
+            materials=tuple(spec.materials),
+            textures=tuple(spec.textures),
+            pairs=tuple(spec.pairs),
+            actuators=tuple(spec.actuators),
+            body_ids=ids(self.body_ids_global),
+            geom_ids=ids(self.geom_ids_global),
+            site_ids=ids(self.site_ids_global),
+            tendon_ids=ids(self.tendon_ids_global),
+            cam_ids=ids(self.camera_ids_global),
+            light_ids=ids(self.light_ids_global),
+            mat_ids=ids(self.material_ids_global),
+            tex_ids=ids(self.texture_ids_global),
+            pair_ids=ids(self.pair_ids_global),
+            ctrl_ids=self._ctrl_ids.clone(),
+            joint_ids=ids(self.joint_ids_global),
+            mocap_id=None if mocap < 0 else mocap,
+            joint_q_adr=self._qpos_adr.clone(),
+            joint_v_adr=self._dof_adr.clone(),
+            free_joint_q_adr=free_q,
+            free_joint_v_adr=free_v,
+        )
 
     def _init_actuators(self, act_for_joint: np.ndarray, generator: torch.Generator | None) -> None:
         for act in self.actuators:
