@@ -42,14 +42,20 @@ def test_the_rough_port_builds_with_its_terrain_sensors_and_terms(port):
         assert env.scene.terrain.generator.boxes  # the box kinds made geoms
         scan = env.scene["terrain_scan"]
         assert obs["actor"].shape[1] == 3 + 3 + 3 + 12 + 12 + 12 + scan.num_rays
-        for _ in range(10):
+        for _ in range(25):
             obs, reward, terminated, _, _ = env.step(
                 torch.zeros(4, env.action_manager.total_action_dim)
             )
         assert torch.isfinite(obs["actor"]).all() and torch.isfinite(reward).all()
-        # The robot stands on its sub-terrain: the foot sensor sees four feet near the ground.
+        # The robot stands on its sub-terrain: the foot sensor sees four feet near the ground,
+        # and the contact sensor finds them touching it, on the box kinds too.
         feet = env.scene["foot_height_scan"].data.heights
         assert feet.shape == (4, 4) and (feet.abs() < 0.1).all()
+        kind = env.scene.terrain.generator.sub_terrain_names
+        types = env.scene.terrain.terrain_types.tolist()
+        levels = env.scene.terrain.terrain_levels.tolist()
+        assert {kind[r, c] for r, c in zip(levels, types, strict=True)} == set(kinds)
+        assert (env.scene["feet_ground_contact"].data.found > 0).any(dim=1).all()
         assert not terminated.any()
     finally:
         env.close()

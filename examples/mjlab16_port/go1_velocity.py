@@ -3,11 +3,13 @@
 The task is built the way mjlab's own velocity tasks are: a robot-agnostic factory
 (`make_velocity_env_cfg`) returns a complete config whose terms, sensors and events are keyed
 by name, and a per-robot function (`unitree_go1_rough_env_cfg`, `unitree_go1_flat_env_cfg`)
-edits it by those names. Every import below is an mjlab 1.6 module path; the robot asset is
-the one line that differs from mjlab (mjlab's asset zoo `get_go1_robot_cfg()` and
-`GO1_ACTION_SCALE`, here mjlab-core's Menagerie Go1 `GO1.entity_cfg()` and
-`GO1.action_scale`). `docs/guides/migrating.md` lists what else differs between the two
-libraries.
+edits it by those names. Every import below but the robot's is an mjlab 1.6 module path.
+What differs from mjlab: the robot asset (mjlab's asset zoo `get_go1_robot_cfg()` and
+`GO1_ACTION_SCALE`; here mjlab-core's Menagerie Go1, `GO1.entity_cfg()` and
+`GO1.action_scale`), `entity=None` on the ground's contact match (this project's
+`ContactMatch` defaults to the entity "robot"), and the velocity command config's module
+(mjlab: `mjlab.tasks.velocity.mdp`; here `mjlab.envs.mdp`). `docs/guides/migrating.md` lists
+what else differs between the two libraries.
 
 `register()` adds the tasks "Port-Velocity-Flat-Unitree-Go1" and
 "Port-Velocity-Rough-Unitree-Go1"; called from a module named in your project's `mjlab.tasks`
@@ -50,7 +52,6 @@ from mjlab.tasks.registry import register_mjlab_task
 # GO1_ACTION_SCALE, get_go1_robot_cfg`).
 from mjlab.tasks.robots.go1 import GO1
 from mjlab.terrains import (
-    TERRAIN_GEOMS,
     BoxPyramidStairsTerrainCfg,
     BoxRandomGridTerrainCfg,
     HfPyramidSlopedTerrainCfg,
@@ -320,7 +321,7 @@ def unitree_go1_rough_env_cfg(play: bool = False) -> ManagerBasedRlEnvCfg:
     feet_ground_cfg = ContactSensorCfg(
         name="feet_ground_contact",
         primary=ContactMatch(mode="geom", pattern=foot_names, entity="robot"),
-        secondary=ContactMatch(mode="geom", pattern=TERRAIN_GEOMS, entity=None),
+        secondary=ContactMatch(mode="body", pattern="terrain", entity=None),
         fields=("found", "force"),
         reduce="netforce",
         num_slots=1,

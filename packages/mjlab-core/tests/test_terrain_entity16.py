@@ -271,3 +271,37 @@ def test_a_ball_lands_on_a_box_top_through_terrain_pairs_and_contacts():
 def test_terrain_entity_cfg_checks_num_envs():
     with pytest.raises(ValueError, match="num_envs"):
         TerrainEntityCfg(num_envs=0)
+
+
+def test_feet_on_box_terrain_touch_the_terrain_body_and_a_geom_set_warns():
+    from mjlab.sensor import ContactMatch, ContactSensorCfg
+    from mjlab.tasks.robots.go1 import GO1
+
+    feet = ("FR", "FL", "RR", "RL")
+    ground = ContactSensorCfg(
+        name="feet",
+        primary=ContactMatch(mode="geom", pattern=feet, entity="robot"),
+        secondary=ContactMatch(mode="body", pattern="terrain", entity=None),
+    )
+    robot = GO1.entity_cfg()
+    robot.init_state.pos = (0.0, 0.0, 0.45)
+    cfg = TerrainEntityCfg(terrain_type="generator", terrain_generator=_cfg())
+    scene = Scene(SceneCfg(num_envs=2, terrain=cfg, entities={"robot": robot}, sensors=(ground,)))
+    sim = Simulation(2, SimulationCfg(nthread=1), scene.compile())
+    scene.initialize(sim, torch.Generator().manual_seed(1))
+    sim.reset(forward=False)
+    scene.reset(torch.arange(2))
+    sim.forward()
+    sim.step(150)
+    scene.update(0.02)
+    # Env 0 stands on the step kind's block (box geoms), env 1 on the flat height field.
+    assert scene.env_origins[0, 2] > 0.05
+    assert (scene["feet"].data.found > 0).all()
+    # A geom pattern matching every terrain geom cannot be one MuJoCo reference: warned.
+    geoms = ContactSensorCfg(
+        name="feet_geoms",
+        primary=ContactMatch(mode="geom", pattern=feet, entity="robot"),
+        secondary=ContactMatch(mode="geom", pattern=TERRAIN_GEOMS, entity=None),
+    )
+    with pytest.warns(UserWarning, match="only 'terrain' counts"):
+        Scene(SceneCfg(num_envs=1, terrain=cfg, entities={"robot": robot}, sensors=(geoms,)))

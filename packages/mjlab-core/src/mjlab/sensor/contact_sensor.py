@@ -21,6 +21,7 @@ standing on flat ground reads (0, 0, -weight share).
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Literal
 
@@ -148,8 +149,10 @@ class ContactSensorCfg(SensorCfg):
     """Contacts reported per primary (>= 1); slots beyond the contacts found read 0. Not to
     be confused with the `ContactSensor.num_slots` property, the number of primaries."""
     secondary_policy: Literal["first", "any", "error"] = "first"
-    """When `secondary` matches several objects: "first" keeps the first (name order), "any"
-    drops the secondary filter (contacts with anything count), "error" raises."""
+    """When `secondary` matches several objects: "first" keeps the first (name order) and warns,
+    "any" drops the secondary filter (contacts with anything count), "error" raises. The whole
+    ground is one object: the terrain body, `ContactMatch(mode="body", pattern="terrain",
+    entity=None)`."""
     track_air_time: bool = True
     """Keep per-primary air and contact times (feet-air-time rewards); needs "found" in
     `fields`. mjlab's default is False."""
@@ -314,6 +317,15 @@ class ContactSensor(Sensor):
                 f"(MuJoCo contact sensors take one reference), got {ref_names}. Use "
                 "mode='subtree', or ContactSensorCfg.secondary_policy='first' (keep the first) "
                 "or 'any' (no filter)."
+            )
+        if len(ref_names) > 1:
+            warnings.warn(
+                f"Contact sensor '{self.name}': the secondary set matches {len(ref_names)} "
+                f"objects, but a MuJoCo contact sensor takes one reference, so only "
+                f"'{ref_names[0]}' counts (secondary_policy='first'). Name one body instead "
+                "(mode='body' or 'subtree'; the whole ground: ContactMatch(mode='body', "
+                "pattern='terrain', entity=None)), or set secondary_policy='any' or 'error'.",
+                stacklevel=2,
             )
         return _MODE_OBJ[cfg.secondary.mode], ref_names[0]
 

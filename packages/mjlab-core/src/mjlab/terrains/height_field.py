@@ -80,8 +80,8 @@ class FlatPatchSamplingCfg(Config):
     ranges around the sub-terrain's origin. It is flat when, within ``patch_radius`` of it, the
     surface (height field and box tops) varies by at most ``max_height_diff`` and its height
     relative to the origin lies in ``z_range``. ``num_patches`` of the flat candidates are drawn
-    with the generator's random generator (with repeats when fewer are flat; the origin itself
-    when none is).
+    with the generator's random generator (with repeats when fewer are flat); when none is,
+    the generator raises ValueError naming the sub-terrain.
     """
 
     num_patches: int

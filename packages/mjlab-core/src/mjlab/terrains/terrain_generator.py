@@ -401,6 +401,7 @@ class TerrainGenerator:
         friction: tuple[float, float, float] = (1.0, 0.005, 0.0001),
         rgba: tuple[float, float, float, float] = (0.45, 0.47, 0.5, 1.0),
         material: str | None = None,
+        body: mujoco.MjsBody | None = None,
     ) -> None:
         """Add one height-field asset and geom (both named ``name``), the box sub-terrains'
         geoms (``<name>_box_<row>_<col>_<k>``), all in geom group 0 with ``friction``, and the
@@ -414,7 +415,9 @@ class TerrainGenerator:
             friction: Geom friction (slide, torsion, roll).
             rgba: Geom colour, used when there is no material.
             material: Optional material name already in ``spec``.
+            body: The (static) body that holds the geoms; None: the world body.
         """
+        parent = spec.worldbody if body is None else body
         hmin, hmax = float(self.heights.min()), float(self.heights.max())
         elevation = hmax - hmin
         # MuJoCo rescales the data to [0, 1] by its min and max, so pass exactly that range and
@@ -436,7 +439,7 @@ class TerrainGenerator:
             # Row-major nrow x ncol with rows along y: the transpose of our (x, y) layout.
             userdata=data.T.ravel(),
         )
-        geom = spec.worldbody.add_geom(
+        geom = parent.add_geom(
             name=name,
             type=mujoco.mjtGeom.mjGEOM_HFIELD,
             hfieldname=name,
@@ -453,7 +456,7 @@ class TerrainGenerator:
         )
         for (i, j), boxes in self.boxes.items():
             for k in range(len(boxes.pos)):
-                box = spec.worldbody.add_geom(
+                box = parent.add_geom(
                     name=f"{name}_box_{i}_{j}_{k}",
                     type=mujoco.mjtGeom.mjGEOM_BOX,
                     pos=boxes.pos[k].tolist(),

@@ -15,7 +15,9 @@ from mjlab.utils.config import Config
 __all__ = ["TerrainImporter", "TerrainImporterCfg"]
 
 TERRAIN_NAME = "terrain"
-"""Name of the ground geom (and of the height-field asset)."""
+"""Name of the ground geom, of the height-field asset and of the static body holding every
+terrain geom (match the whole ground in a contact sensor with
+``ContactMatch(mode="body", pattern="terrain", entity=None)``, as in mjlab)."""
 TERRAIN_GEOMS = r"terrain(_box_\d+_\d+_\d+)?"
 """Regex (full match) of every terrain geom: the plane or height field and the box geoms of
 box sub-terrains (``terrain_box_<row>_<col>_<k>``). Contact sensors and pairs that mean "the
@@ -147,7 +149,7 @@ class TerrainImporter:
 
     def add_to_spec(self, spec: mujoco.MjSpec) -> None:
         """Add the ground to ``spec``: a plane geom, or one height-field asset and geom plus the
-        box geoms of box sub-terrains (`geom_names`).
+        box geoms of box sub-terrains (`geom_names`), in a static body named "terrain".
 
         All are in geom group 0; the plane's surface is z = 0.
 
@@ -155,6 +157,9 @@ class TerrainImporter:
             spec: The scene spec to edit.
         """
         material = self._add_checker_material(spec) if self.cfg.checker else None
+        # One static body (no joints: welded to the world) holds every terrain geom, so a
+        # contact sensor can name the whole ground as one MuJoCo reference object.
+        body = spec.worldbody.add_body(name=TERRAIN_NAME)
         if self.generator is not None:
             self.generator.add_to_spec(
                 spec,
@@ -162,9 +167,10 @@ class TerrainImporter:
                 friction=self.cfg.friction,
                 rgba=self.cfg.rgba,
                 material=material,
+                body=body,
             )
             return
-        geom = spec.worldbody.add_geom(
+        geom = body.add_geom(
             name=TERRAIN_NAME, type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0.0, 0.0, 0.05], group=0
         )
         geom.friction = list(self.cfg.friction)

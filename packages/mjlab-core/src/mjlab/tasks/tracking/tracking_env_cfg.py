@@ -29,7 +29,7 @@ from mjlab.sim import MujocoCfg, SimulationCfg
 from mjlab.tasks.robots import RobotCfg
 from mjlab.tasks.tracking import mdp as tracking
 from mjlab.terrains import TerrainImporterCfg
-from mjlab.terrains.terrain_importer import TERRAIN_GEOMS
+from mjlab.terrains.terrain_importer import TERRAIN_NAME
 from mjlab.utils.config import Config
 
 
@@ -176,7 +176,7 @@ def tracking_env_cfg(
                 ContactSensorCfg(
                     name="undesired_contact",
                     primary=ContactMatch(mode="body", patterns=task.undesired_contacts),
-                    secondary=ContactMatch(mode="geom", patterns=(TERRAIN_GEOMS,), entity=None),
+                    secondary=ContactMatch(mode="body", patterns=(TERRAIN_NAME,), entity=None),
                     track_air_time=False,
                 ),
             ),

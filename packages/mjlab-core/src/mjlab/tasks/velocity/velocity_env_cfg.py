@@ -26,7 +26,7 @@ from mjlab.sim import MujocoCfg, SimulationCfg
 from mjlab.tasks.robots import RobotCfg
 from mjlab.tasks.velocity.terrains import rough_terrain_cfg
 from mjlab.terrains import TerrainImporterCfg
-from mjlab.terrains.terrain_importer import TERRAIN_GEOMS
+from mjlab.terrains.terrain_importer import TERRAIN_NAME
 from mjlab.utils.config import Config
 
 
@@ -90,7 +90,7 @@ def _obs(noise: bool, height_scan: bool, privileged: bool) -> ObservationGroupCf
 def _sensors(task: VelocityRobotCfg, rough: bool) -> tuple:
     # Feet and the base count contacts with the ground only: a robot with self-collision pairs
     # (the G1's arms against its torso) must not end an episode by touching itself.
-    ground = ContactMatch(mode="geom", patterns=(TERRAIN_GEOMS,), entity=None)
+    ground = ContactMatch(mode="body", patterns=(TERRAIN_NAME,), entity=None)
     sensors: list = [
         ContactSensorCfg(name="feet_contact", primary=task.feet, secondary=ground),
         ContactSensorCfg(
