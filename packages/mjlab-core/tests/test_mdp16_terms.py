@@ -188,11 +188,9 @@ def test_reset_on_flat_patches_puts_the_root_on_a_patch_of_its_sub_terrain(patch
     torch.testing.assert_close(pos[:, 2], height)
     # The patches lie on the flat top, so the root is above the pyramid's platform.
     assert (patches[..., 2] > 0.2).all()
-    # An unknown patch name falls back to the uniform reset at the env origin.
-    mdp.reset_root_state_from_flat_patches(env, ids, "nowhere")
-    torch.testing.assert_close(
-        robot.data.root_link_pos_w[:, :2], env.scene.env_origins[:, :2], atol=1e-5, rtol=0
-    )
+    # A patch name the terrain does not have is a mistake, not a reason to spawn elsewhere.
+    with pytest.raises(ValueError, match=r"no flat patches named 'spwan'; it has \['spawn'\]"):
+        mdp.reset_root_state_from_flat_patches(env, ids, "spwan")
 
 
 def test_randomize_terrain_moves_envs_across_the_grid(patch_env):
@@ -260,3 +258,26 @@ def test_height_scan_reads_mjlabs_ray_cast_sensor():
     assert (mdp.height_scan(env, "terrain_scan", offset=0.0) == 2.0).all()
     assert (mdp.height_scan(env, "terrain_scan", miss_value=-1.0) == -1.0).all()
     env.close()
+
+
+def test_a_wrong_sensor_name_in_a_term_names_the_term():
+    from mjlab.scene.scene import SceneLookupError
+
+    cfg = load_env_cfg("Mjlab-Velocity-Rough-Unitree-Go1")
+    cfg.scene.num_envs = 1
+    cfg.observations["critic"].terms["height_scan"].params["sensor_name"] = "scann"
+    with pytest.raises(KeyError) as err:
+        ManagerBasedRlEnv(cfg)
+    assert isinstance(err.value, SceneLookupError)
+    assert str(err.value).startswith(
+        "Observation term 'critic/height_scan': Scene has no entity or sensor 'scann'."
+    )
+
+
+def test_flat_patch_reset_on_a_plane_is_the_uniform_reset(env):
+    ids = torch.arange(3)
+    mdp.reset_root_state_from_flat_patches(env, ids, "spawn")
+    robot = env.scene["robot"]
+    torch.testing.assert_close(
+        robot.data.root_link_pos_w, env.scene.env_origins + robot.data.default_root_state[:, :3]
+    )

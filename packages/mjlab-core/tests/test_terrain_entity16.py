@@ -305,3 +305,23 @@ def test_feet_on_box_terrain_touch_the_terrain_body_and_a_geom_set_warns():
     )
     with pytest.warns(UserWarning, match="only 'terrain' counts"):
         Scene(SceneCfg(num_envs=1, terrain=cfg, entities={"robot": robot}, sensors=(geoms,)))
+
+
+def test_a_misspelt_contact_pattern_names_the_sensor_and_side_and_lists_briefly():
+    from mjlab.sensor import ContactMatch, ContactSensorCfg
+    from mjlab.tasks.robots.go1 import GO1
+
+    cfg = TerrainEntityCfg(terrain_type="generator", terrain_generator=_cfg(num_rows=8, num_cols=6))
+    bad = ContactSensorCfg(
+        name="feet",
+        primary=ContactMatch(mode="geom", pattern=("FR",), entity="robot"),
+        secondary=ContactMatch(mode="geom", pattern="terain", entity=None),
+    )
+    with pytest.raises(ValueError) as err:
+        Scene(
+            SceneCfg(num_envs=1, terrain=cfg, entities={"robot": GO1.entity_cfg()}, sensors=(bad,))
+        )
+    message = str(err.value)
+    assert message.startswith("Contact sensor 'feet', secondary: No geom of the scene matches")
+    assert "Did you mean 'terrain'?" in message
+    assert "more']" in message and len(message) < 3000  # 60 names listed, not every box

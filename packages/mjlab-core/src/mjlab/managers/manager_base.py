@@ -114,6 +114,20 @@ class ManagerBase:
         if callable(reset) and not inspect.isfunction(term_cfg.func):
             reset(env_ids)
 
+    def probe(self, name: str, term_cfg) -> Any:
+        """The term's first call, made when the env is built (to learn its output's shape): a
+        scene name the term looks up that does not exist is reported with the term's name.
+
+        Raises:
+            KeyError: the term asks the scene for an entity or sensor it does not have.
+        """
+        from mjlab.scene.scene import SceneLookupError
+
+        try:
+            return term_cfg.func(self.env, **term_cfg.params)
+        except SceneLookupError as err:
+            raise SceneLookupError(f"{self.kind} '{name}': {err}") from None
+
     def check_output(self, name: str, value: Any, shape: tuple, dtype_kind: str, hint: str) -> None:
         """Raise ValueError naming the term when `value` has the wrong type, shape or dtype."""
         if not isinstance(value, torch.Tensor):

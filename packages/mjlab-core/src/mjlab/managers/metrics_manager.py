@@ -28,7 +28,7 @@ class MetricsManager(ManagerBase):
         n = env.num_envs
         for name, term in self.cfg.items():
             self.prepare_term(name, term)
-            value = term.func(env, **term.params)
+            value = self.probe(name, term)
             self.check_output(name, value, (n,), "float", "Reduce to one value per env.")
         self._sums = {k: torch.zeros(n, device=env.device) for k in self.cfg}
         self._steps = torch.zeros(n, device=env.device)

@@ -392,7 +392,7 @@ class ObservationManager(ManagerBase):
                     term.history_length = group.history_length
                     term.flatten_history_dim = group.flatten_history_dim
                 self.prepare_term(f"{group_name}/{name}", term)
-                value = term.func(env, **term.params)
+                value = self.probe(f"{group_name}/{name}", term)
                 if not isinstance(value, torch.Tensor) or value.ndim < 2 or value.shape[0] != n:
                     shape = (
                         tuple(value.shape)

@@ -44,7 +44,7 @@ class RewardManager(ManagerBase):
             if term.weight == 0.0:
                 continue  # off: never prepared nor called (see the class docstring)
             self.prepare_term(name, term)
-            value = term.func(env, **term.params)
+            value = self.probe(name, term)
             self.check_output(
                 name, value, (n,), "float", "Reduce over the last dimension, e.g. .sum(dim=1)."
             )

@@ -20,7 +20,7 @@ class TerminationManager(ManagerBase):
         n = env.num_envs
         for name, term in self.cfg.items():
             self.prepare_term(name, term)
-            value = term.func(env, **term.params)
+            value = self.probe(name, term)
             self.check_output(
                 name, value, (n,), "bool", "Return a (num_envs,) bool tensor, e.g. `x > limit`."
             )

@@ -17,6 +17,14 @@ from mjlab.utils.config import Config
 from mjlab.utils.env_ids import resolve_env_ids
 
 
+class SceneLookupError(KeyError):
+    """A name that is neither an entity nor a sensor of the scene (`scene[name]`); a KeyError
+    whose message prints without quotes."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 @dataclass(kw_only=True)
 class SceneCfg(Config):
     """What the world holds."""
@@ -197,7 +205,7 @@ class Scene:
             return self.entities[name]
         if name in self.sensors:
             return self.sensors[name]
-        raise KeyError(
+        raise SceneLookupError(
             f"Scene has no entity or sensor '{name}'. Entities: {list(self.entities)}; "
             f"sensors: {list(self.sensors)}."
         )

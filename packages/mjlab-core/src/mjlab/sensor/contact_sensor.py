@@ -171,6 +171,11 @@ class ContactSensorCfg(SensorCfg):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the field when a value is invalid (also run when the env is
+        built, so an edit after construction is checked too)."""
         name = type(self).__name__
         for side in (self.primary, self.secondary):
             if side is not None and side.mode not in _MODE_OBJ:
@@ -289,7 +294,16 @@ class ContactSensor(Sensor):
     cfg: ContactSensorCfg
     _snapshot_exclude = ("_data_cache", "_data_key")  # recomputed from the state on read
 
-    def _names(self, match: ContactMatch, spec: mujoco.MjSpec, entities: dict) -> list[str]:
+    def _names(
+        self, match: ContactMatch, spec: mujoco.MjSpec, entities: dict, role: str
+    ) -> list[str]:
+        """Full names of what `match` selects; errors name this sensor and the role."""
+        try:
+            return self._select(match, spec, entities)
+        except ValueError as err:
+            raise ValueError(f"Contact sensor '{self.name}', {role}: {err}") from None
+
+    def _select(self, match: ContactMatch, spec: mujoco.MjSpec, entities: dict) -> list[str]:
         if match.entity is None:
             objs = spec.geoms if match.mode == "geom" else spec.bodies
             names = [o.name for o in objs if o.name and "/" not in o.name]
@@ -310,7 +324,7 @@ class ContactSensor(Sensor):
         cfg = self.cfg
         if cfg.secondary is None or cfg.secondary_policy == "any":
             return mujoco.mjtObj.mjOBJ_UNKNOWN, ""
-        ref_names = self._names(cfg.secondary, spec, entities)
+        ref_names = self._names(cfg.secondary, spec, entities, "secondary")
         if len(ref_names) > 1 and cfg.secondary_policy == "error":
             raise ValueError(
                 f"Contact sensor '{self.name}': the secondary set must match exactly one object "
@@ -331,7 +345,7 @@ class ContactSensor(Sensor):
 
     def edit_spec(self, spec, entities) -> None:
         cfg = self.cfg
-        self.slot_names = self._names(cfg.primary, spec, entities)
+        self.slot_names = self._names(cfg.primary, spec, entities, "primary")
         ref_type, ref_name = self._secondary(spec, entities)
         # One sensor per primary reporting every requested field: MuJoCo writes, for each of
         # the num_slots kept contacts, the enabled fields in FIELD_DIMS order.

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
+
+_MAX_LISTED = 60
+"""Names listed at most in a no-match error (a terrain has hundreds of box geoms)."""
 
 
 def resolve_matching_names(
@@ -45,8 +49,14 @@ def resolve_matching_names(
             named = [n for n in names if n]
             unnamed = len(names) - len(named)
             more = f" ({unnamed} more without a name)" if unnamed else ""
+            close = difflib.get_close_matches(pattern, named, n=3)
+            hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+            shown = named
+            if len(named) > _MAX_LISTED:
+                shown = [*named[:_MAX_LISTED], f"... {len(named) - _MAX_LISTED} more"]
             raise ValueError(
-                f"No {what}{where} matches '{pattern}'. Available {_plural(what)}: {named}{more}."
+                f"No {what}{where} matches '{pattern}'.{hint} Available {_plural(what)}: "
+                f"{shown}{more}."
             )
     ids = [i for i, n in enumerate(names) if any(r.fullmatch(n) for r in compiled)]
     return ids, [names[i] for i in ids]

@@ -326,16 +326,23 @@ def reset_root_state_from_flat_patches(
     (`FlatPatchSamplingCfg`); the root goes to the patch's x, y plus the pose_range offsets
     and to the patch's height plus the default root height plus the z offset; orientation is
     the default one composed with the roll, pitch, yaw offsets; velocity is the default one
-    plus the velocity_range draws (keys and frames as `reset_root_state_uniform`). Without
-    that patch name (a plane, or a terrain built without the search) it is
+    plus the velocity_range draws (keys and frames as `reset_root_state_uniform`). On a
+    terrain without flat patches (a plane, or a grid built without any search) it is
     `reset_root_state_uniform` with the same ranges.
 
     Raises:
-        ValueError: an unknown key in pose_range or velocity_range.
+        ValueError: an unknown key in pose_range or velocity_range, or a patch_name the
+            terrain's flat patches do not have.
     """
     ids = resolve_env_ids(env, env_ids)
     terrain = env.scene.terrain
-    patches = getattr(terrain, "flat_patches", {}).get(patch_name) if terrain else None
+    found = getattr(terrain, "flat_patches", {}) if terrain else {}
+    if found and patch_name not in found:
+        raise ValueError(
+            f"reset_root_state_from_flat_patches: the terrain has no flat patches named "
+            f"'{patch_name}'; it has {sorted(found)} (SubTerrainCfg.flat_patch_sampling)."
+        )
+    patches = found.get(patch_name)
     if patches is None or terrain.terrain_levels is None:
         reset_root_state_uniform(env, ids, pose_range or {}, velocity_range, asset_cfg)
         return
