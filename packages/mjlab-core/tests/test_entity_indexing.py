@@ -35,8 +35,9 @@ def test_indexing_matches_the_compiled_model_and_the_entity_views():
     torch.testing.assert_close(qpos[:, idx.joint_q_adr], robot.data.joint_pos)
     torch.testing.assert_close(qvel[:, idx.joint_v_adr], robot.data.joint_vel)
     torch.testing.assert_close(qpos[:, idx.free_joint_q_adr[:3]], robot.data.root_link_pos_w)
-    # Every actuated joint's ctrl column is an actuator whose transmission is that joint.
-    for joint, ctrl in zip(robot.actuated_joint_ids, idx.ctrl_ids.tolist(), strict=True):
-        assert model.actuator_trnid[ctrl, 0] == int(idx.joint_ids[joint])
+    # ctrl_ids line up with the actuators: each id compiles from that spec actuator.
+    assert len(idx.actuators) == len(idx.ctrl_ids) == 12
+    for act, ctrl in zip(idx.actuators, idx.ctrl_ids.tolist(), strict=True):
+        assert mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, ctrl) == act.name
     foot = robot.geom_names.index("FR")
     assert mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, int(idx.geom_ids[foot])) == "robot/FR"

@@ -325,3 +325,62 @@ def test_a_misspelt_contact_pattern_names_the_sensor_and_side_and_lists_briefly(
     assert message.startswith("Contact sensor 'feet', secondary: No geom of the scene matches")
     assert "Did you mean 'terrain'?" in message
     assert "more']" in message and len(message) < 3000  # 60 names listed, not every box
+
+
+def _rays_down(gen, xs, ys):
+    spec = mujoco.MjSpec()
+    gen.add_to_spec(spec)
+    model = spec.compile()
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    return np.array([_ray_down(model, data, x, y)[0] for x, y in zip(xs, ys, strict=True)])
+
+
+def test_the_ground_next_to_a_box_sub_terrain_has_no_trench():
+    # Sub-terrain (0, 0) is the step kind: its height field is lowered to -0.5 m, but the
+    # border just outside it (x below its first vertex) stays at 0.
+    gen = TerrainGenerator(_cfg())
+    sx, sy = gen._cell_slice(0, 0)
+    x0, y_mid = gen.x[sx.start], gen.y[sy.start] + 1.0
+    offsets = np.array([-0.15, -0.09, -0.05, -0.01])
+    hits = _rays_down(gen, x0 + offsets, np.full(4, y_mid))
+    np.testing.assert_allclose(hits, 0.0, atol=1e-6)
+
+
+def test_the_surface_of_a_tilted_grid_follows_its_tiles():
+    from mjlab.terrains import BoxTiltedGridTerrainCfg
+
+    gen = TerrainGenerator(
+        _cfg(
+            sub_terrains={"tilt": BoxTiltedGridTerrainCfg()},
+            size=(4.0, 4.0),
+            num_rows=1,
+            num_cols=1,
+            difficulty_range=(1.0, 1.0),
+        )
+    )
+    ix, iy = np.meshgrid(np.arange(2, gen.x.size - 2, 2), np.arange(2, gen.y.size - 2, 2))
+    hits = _rays_down(gen, gen.x[ix].ravel(), gen.y[iy].ravel())
+    diff = gen.surface[ix, iy].ravel() - hits
+    # The top faces' planes: within 1 cm at most vertices (tile edges show side faces).
+    assert np.mean(np.abs(diff) < 0.01) > 0.9 and abs(diff.mean()) < 0.02
+    assert np.ptp(gen.surface[ix, iy]) > 0.05  # the tiles do tilt
+
+
+def test_the_plain_importer_has_the_flat_patches_and_random_origins_too():
+    from mjlab.terrains import TerrainImporter, TerrainImporterCfg
+
+    search = FlatPatchSamplingCfg(num_patches=2, patch_radius=0.2)
+    slope = PyramidSlopedTerrainCfg(flat_patch_sampling={"spawn": search})
+    terrain = TerrainImporter(
+        TerrainImporterCfg(
+            terrain_type="generator", terrain_generator=_cfg(sub_terrains={"s": slope})
+        )
+    )
+    assert terrain.flat_patches["spawn"].shape == (2, 2, 2, 3)
+    terrain.configure_env_origins(8, torch.Generator().manual_seed(0))
+    types = set()
+    for _ in range(10):
+        terrain.randomize_env_origins(torch.arange(8))
+        types |= set(terrain.terrain_types.tolist())
+    assert types == {0, 1}

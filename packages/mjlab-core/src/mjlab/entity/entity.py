@@ -391,7 +391,10 @@ class Entity:
             mat_ids=ids(self.material_ids_global),
             tex_ids=ids(self.texture_ids_global),
             pair_ids=ids(self.pair_ids_global),
-            ctrl_ids=self._ctrl_ids.clone(),
+            ctrl_ids=ids(
+                mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a.name) if a.name else -1
+                for a in spec.actuators
+            ),
             joint_ids=ids(self.joint_ids_global),
             mocap_id=None if mocap < 0 else mocap,
             joint_q_adr=self._qpos_adr.clone(),

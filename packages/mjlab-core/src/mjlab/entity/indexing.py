@@ -44,8 +44,9 @@ class EntityIndexing:
     tex_ids: torch.Tensor
     pair_ids: torch.Tensor
     ctrl_ids: torch.Tensor
-    """(num_actuated,) compiled actuator ids of the actuated joints, in joint order (the ctrl
-    columns the joint targets go to)."""
+    """(num_actuators,) compiled actuator id (ctrl column) of each of `actuators`, in the same
+    order (-1 for an unnamed actuator). The column each actuated joint's target goes to is
+    `Entity.joint_actuator_ids`."""
     joint_ids: torch.Tensor
     """(num_joints,) compiled joint ids (free joint excluded)."""
     mocap_id: int | None

@@ -23,6 +23,9 @@ class MetricsManager(ManagerBase):
 
     kind = "Metrics term"
 
+    _snapshot_exclude = ("_substep_calls",)
+    """Always 0 between env steps (`compute` clears it)."""
+
     def __init__(self, cfg: dict[str, MetricsTermCfg | None], env):
         super().__init__(cfg, env)
         n = env.num_envs

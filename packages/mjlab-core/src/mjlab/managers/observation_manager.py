@@ -360,7 +360,7 @@ class ObservationManager(ManagerBase):
 
     kind = "Observation term"
     # A setting of this process and its pending warnings: not env state.
-    _snapshot_exclude = ("host_checks", "_nan_warnings")
+    _snapshot_exclude = ("host_checks", "_nan_warnings", "_concat_axis")
 
     def __init__(self, cfg: dict[str, ObservationGroupCfg | None], env):
         super().__init__(cfg, env)

@@ -16,6 +16,9 @@ from mjlab.sensor import Sensor, SensorCfg
 from mjlab.utils.config import Config
 from mjlab.utils.env_ids import resolve_env_ids
 
+_MANY_PAIRS = 5000
+"""Terrain contact pairs above which building a scene warns (each is checked every step)."""
+
 
 class SceneLookupError(KeyError):
     """A name that is neither an entity nor a sensor of the scene (`scene[name]`); a KeyError
@@ -163,6 +166,16 @@ class Scene:
             )
             return
         ground = self.terrain.geom_names
+        total = len(ground) * len(entity.terrain_pairs)
+        if total > _MANY_PAIRS:
+            warnings.warn(
+                f"Scene: entity '{name}' declares {len(entity.terrain_pairs)} contact pairs with "
+                f"the terrain, which has {len(ground)} geoms (box sub-terrains): {total} pairs "
+                "are added, one per terrain geom, and every physics step checks them. On box "
+                "terrain prefer a robot that collides through contype/conaffinity "
+                "(EntityCfg.ground_geoms empty).",
+                stacklevel=3,
+            )
         for pair in entity.terrain_pairs:
             kwargs = dict(pair)
             kwargs["geomname1"] = f"{name}/{pair['geomname1']}"

@@ -292,7 +292,8 @@ class ContactSensor(Sensor):
     """
 
     cfg: ContactSensorCfg
-    _snapshot_exclude = ("_data_cache", "_data_key")  # recomputed from the state on read
+    # The data cache is recomputed from the state on read; the row layout never changes.
+    _snapshot_exclude = ("_data_cache", "_data_key", "_offsets", "_width")
 
     def _names(
         self, match: ContactMatch, spec: mujoco.MjSpec, entities: dict, role: str

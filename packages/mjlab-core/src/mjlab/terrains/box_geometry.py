@@ -3,10 +3,11 @@
 A box sub-terrain returns its boxes in its own local frame: x and y from the sub-terrain's lower
 (-x, -y) corner, so the sub-terrain covers ``[0, size[0]] x [0, size[1]]``, and z from the
 terrain's zero level (the top of the flat border around the grid). The generator moves the boxes
-to the sub-terrain's place in the grid, adds them to the scene spec as geoms of the world body
-(named ``terrain_box_<row>_<col>_<k>``, geom group 0, the terrain's friction), and lowers the
-shared height field under the sub-terrain to the lowest box bottom, so the height field never
-pokes through a box or fills a hole between boxes.
+to the sub-terrain's place in the grid, adds them to the scene spec as geoms of the static
+"terrain" body (named ``terrain_box_<row>_<col>_<k>``, geom group 0, the terrain's friction),
+and lowers the shared height field under the sub-terrain (all but its first vertex row and
+column) to the lowest box bottom, so the height field does not poke through the boxes or fill
+the holes between them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,20 @@ import numpy as np
 
 from mjlab.terrains.height_field import SubTerrainCfg
 
-__all__ = ["BoxSubTerrainCfg", "TerrainBoxes"]
+__all__ = ["BoxSubTerrainCfg", "TerrainBoxes", "rotation_matrices"]
+
+
+def rotation_matrices(quat: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) rotation matrices of (n, 4) wxyz quaternions (normalized first)."""
+    w, x, y, z = (quat / np.linalg.norm(quat, axis=1, keepdims=True)).T
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        axis=1,
+    )
 
 
 @dataclass(frozen=True)
@@ -69,9 +83,7 @@ class TerrainBoxes:
         extent along world z, ``sum_j |R_zj| half_j`` for rotation R."""
         if len(self.pos) == 0:
             return 0.0
-        w, x, y, z = (self.quat / np.linalg.norm(self.quat, axis=1, keepdims=True)).T
-        # The world-z row of each rotation matrix.
-        row_z = np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)
+        row_z = rotation_matrices(self.quat)[:, 2, :]  # the world-z row of each rotation
         return float((self.pos[:, 2] - (np.abs(row_z) * self.half_size).sum(axis=1)).min())
 
 

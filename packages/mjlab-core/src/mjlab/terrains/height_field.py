@@ -84,9 +84,9 @@ class FlatPatchSamplingCfg(Config):
     the generator raises ValueError naming the sub-terrain.
     """
 
-    num_patches: int
+    num_patches: int = 10
     """Patches to return per sub-terrain, >= 1."""
-    patch_radius: float
+    patch_radius: float = 0.5
     """Radius of the disc that must be flat, m (> 0)."""
     max_height_diff: float = 0.05
     """Largest height spread allowed within the disc, m (>= 0)."""
@@ -96,8 +96,8 @@ class FlatPatchSamplingCfg(Config):
     """Candidate y relative to the sub-terrain's origin, m (clipped to the sub-terrain)."""
     z_range: tuple[float, float] = (-1e6, 1e6)
     """Candidate height relative to the sub-terrain's origin, m."""
-    grid_resolution: float = 0.1
-    """Spacing of the candidate grid, m (> 0)."""
+    grid_resolution: float | None = None
+    """Spacing of the candidate grid, m (> 0); None: the terrain's `horizontal_scale`."""
 
     def __post_init__(self) -> None:
         if self.num_patches < 1:
@@ -106,7 +106,8 @@ class FlatPatchSamplingCfg(Config):
             )
         _check_positive("FlatPatchSamplingCfg", "patch_radius", self.patch_radius)
         _check_positive("FlatPatchSamplingCfg", "max_height_diff", self.max_height_diff, True)
-        _check_positive("FlatPatchSamplingCfg", "grid_resolution", self.grid_resolution)
+        if self.grid_resolution is not None:
+            _check_positive("FlatPatchSamplingCfg", "grid_resolution", self.grid_resolution)
         for name in ("x_range", "y_range", "z_range"):
             lo, hi = getattr(self, name)
             if lo > hi:

@@ -3,7 +3,7 @@
 A `TerrainEntityCfg` is a `TerrainImporterCfg` with mjlab 1.6's extra fields (`num_envs`,
 `textures`, `materials`, `lights`, `debug_vis`), so a scene takes either as `SceneCfg.terrain`.
 Unlike mjlab, the terrain is not an `mjlab.entity.Entity` (it has no joints, no entity data and
-no "terrain/" name prefix): its geoms are the world body's "terrain" and
+no "terrain/" name prefix): its geoms sit in a static body named "terrain", "terrain" and
 ``terrain_box_<row>_<col>_<k>`` (`TERRAIN_GEOMS` matches them all).
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import mujoco
-import torch
 
 from mjlab.terrains.terrain_importer import TerrainImporter, TerrainImporterCfg
 from mjlab.utils.spec_config import LightCfg, MaterialCfg, TextureCfg
@@ -26,7 +25,7 @@ class TerrainEntityCfg(TerrainImporterCfg):
     fields: `terrain_type`, `terrain_generator`, `env_spacing`, `max_init_terrain_level`,
     `friction`, `rgba`, `checker`)."""
 
-    env_spacing: float = 2.0
+    env_spacing: float | None = 2.0
     """Distance between neighbouring env origins on a plane, m."""
     num_envs: int = 1
     """Number of envs for a terrain used on its own; inside a scene `SceneCfg.num_envs` wins
@@ -50,29 +49,11 @@ class TerrainEntityCfg(TerrainImporterCfg):
 
 
 class TerrainEntity(TerrainImporter):
-    """The terrain of a `TerrainEntityCfg`: a `TerrainImporter` with mjlab 1.6's flat patches,
-    `randomize_env_origins`, and the config's textures, materials, lights and debug sites.
-
-    Attributes (besides `TerrainImporter`'s):
-        flat_patches: name -> (num_rows, num_cols, num_patches, 3) float32 world positions of
-            flat spots (`SubTerrainCfg.flat_patch_sampling`), on this terrain's device; empty
-            for a plane.
-        flat_patch_radii: name -> patch radius, m.
-    """
+    """The terrain of a `TerrainEntityCfg`: a `TerrainImporter` (flat patches and
+    `randomize_env_origins` included) with the config's textures, materials, lights and debug
+    sites."""
 
     cfg: TerrainEntityCfg
-
-    def __init__(self, cfg: TerrainEntityCfg, device: str | torch.device = "cpu"):
-        super().__init__(cfg, device)
-        gen = self.generator
-        self.flat_patches: dict[str, torch.Tensor] = {}
-        self.flat_patch_radii: dict[str, float] = {}
-        if gen is not None:
-            self.flat_patches = {
-                k: torch.as_tensor(v, dtype=torch.float32, device=self.device)
-                for k, v in gen.flat_patches.items()
-            }
-            self.flat_patch_radii = dict(gen.flat_patch_radii)
 
     def add_to_spec(self, spec: mujoco.MjSpec) -> None:
         """Add the ground (as `TerrainImporter.add_to_spec`), then the config's textures,
@@ -90,30 +71,6 @@ class TerrainEntity(TerrainImporter):
             light.edit_spec(spec, owner="terrain")
         if self.cfg.debug_vis and self.generator is not None:
             self._add_debug_sites(spec)
-
-    def randomize_env_origins(self, env_ids: torch.Tensor) -> None:
-        """Move envs to random sub-terrains (random level and type, each uniform), drawn with
-        the generator given to ``configure_env_origins``. No-op on a plane.
-
-        Args:
-            env_ids: (K,) long ids of the envs to move.
-
-        Raises:
-            RuntimeError: If called before ``configure_env_origins``.
-        """
-        if self.terrain_origins is None:
-            return
-        if self.terrain_levels is None or self.terrain_types is None:
-            raise RuntimeError(
-                "randomize_env_origins called before configure_env_origins(num_envs, generator)."
-            )
-        env_ids = env_ids.to(self.device)
-        rows, cols = self.terrain_origins.shape[:2]
-        self.terrain_levels[env_ids] = self._randint(rows, env_ids.numel())
-        self.terrain_types[env_ids] = self._randint(cols, env_ids.numel())
-        self.env_origins[env_ids] = self.terrain_origins[
-            self.terrain_levels[env_ids], self.terrain_types[env_ids]
-        ]
 
     def _add_debug_sites(self, spec: mujoco.MjSpec) -> None:
         assert self.generator is not None

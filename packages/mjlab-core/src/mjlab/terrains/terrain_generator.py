@@ -26,7 +26,7 @@ from typing import Literal
 import mujoco
 import numpy as np
 
-from mjlab.terrains.box_geometry import BoxSubTerrainCfg, TerrainBoxes
+from mjlab.terrains.box_geometry import BoxSubTerrainCfg, TerrainBoxes, rotation_matrices
 from mjlab.terrains.height_field import FlatPatchSamplingCfg, FlatTerrainCfg, SubTerrainCfg
 from mjlab.utils.config import Config
 
@@ -223,6 +223,11 @@ class TerrainGenerator:
                     # Rounded down, so the rounding below cannot lift it through a box.
                     floor = np.floor(local.bottom / cfg.vertical_scale) * cfg.vertical_scale
                     patch = np.full(cell, min(floor, 0.0))
+                    # The sub-terrain's first vertex row and column stay at the zero level: the
+                    # height field's slope down to the floor then lies inside this sub-terrain
+                    # (under its boxes), not as a trench in the neighbour's last cell.
+                    patch[0, :] = 0.0
+                    patch[:, 0] = 0.0
                 else:
                     patch = sub.heights(cell, hs, difficulty, rng)
                 if patch.shape != cell:
@@ -262,34 +267,34 @@ class TerrainGenerator:
         return slice(x0, x0 + self._cell[0] + 1), slice(y0, y0 + self._cell[1] + 1)
 
     def _draw_box_tops(self, i: int, j: int, boxes: TerrainBoxes) -> None:
-        """Raise ``surface`` to each box's highest point over the vertices of its footprint."""
+        """Raise ``surface`` to each box's top face over the vertices of its footprint: the
+        face whose normal points most upward, evaluated as a plane (a tilted tile reads its
+        slope, not its highest corner)."""
         if len(boxes.pos) == 0:
             return
         sx, sy = self._cell_slice(i, j)
-        # Box rotation matrices from wxyz quaternions, (n, 3, 3).
-        w, qx, qy, qz = (boxes.quat / np.linalg.norm(boxes.quat, axis=1, keepdims=True)).T
-        rot = np.stack(
-            [
-                np.stack(
-                    [1 - 2 * (qy**2 + qz**2), 2 * (qx * qy - w * qz), 2 * (qx * qz + w * qy)], -1
-                ),
-                np.stack(
-                    [2 * (qx * qy + w * qz), 1 - 2 * (qx**2 + qz**2), 2 * (qy * qz - w * qx)], -1
-                ),
-                np.stack(
-                    [2 * (qx * qz - w * qy), 2 * (qy * qz + w * qx), 1 - 2 * (qx**2 + qy**2)], -1
-                ),
-            ],
-            axis=1,
-        )
-        # Highest point: the centre plus the box's half extent along world z.
+        rot = rotation_matrices(boxes.quat)  # (n, 3, 3), columns are the box axes
+        # The local axis closest to world z, and the sign that makes its face point up.
+        axis = np.abs(rot[:, 2, :]).argmax(axis=1)
+        n_idx = np.arange(len(axis))
+        sign = np.sign(rot[n_idx, 2, axis])
+        normal = rot[n_idx, :, axis] * sign[:, None]  # (n, 3) upward face normal, world
+        centre = boxes.pos + normal * boxes.half_size[n_idx, axis][:, None]  # face centre
         top = boxes.pos[:, 2] + (np.abs(rot[:, 2, :]) * boxes.half_size).sum(axis=1)
         gx, gy = np.meshgrid(self.x[sx], self.y[sy], indexing="ij")
         d = np.stack([gx, gy], axis=-1)[None] - boxes.pos[:, None, None, :2]  # (n, cx, cy, 2)
         # The footprint is the box's cross-section seen from above along its own x and y axes.
         local = np.einsum("nij,nxyi->nxyj", rot[:, :2, :2], d)
         inside = (np.abs(local) <= boxes.half_size[:, None, None, :2] + 1e-9).all(axis=-1)
-        tops = np.where(inside, top[:, None, None], -np.inf).max(axis=0)
+        dx = gx[None] - centre[:, None, None, 0]
+        dy = gy[None] - centre[:, None, None, 1]
+        plane = (
+            centre[:, None, None, 2]
+            - (normal[:, None, None, 0] * dx + normal[:, None, None, 1] * dy)
+            / normal[:, None, None, 2]
+        )
+        plane = np.minimum(plane, top[:, None, None])
+        tops = np.where(inside, plane, -np.inf).max(axis=0)
         self.surface[sx, sy] = np.maximum(self.surface[sx, sy], tops)
 
     def _sample_flat_patches(self, rng: np.random.Generator) -> None:
@@ -336,7 +341,7 @@ class TerrainGenerator:
         sx, sy = self._cell_slice(i, j)
         origin = self.origins[i, j]
         xs, ys = self.x[sx], self.y[sy]
-        step = search.grid_resolution
+        step = search.grid_resolution or self.cfg.horizontal_scale
         cand_x = np.arange(
             max(origin[0] + search.x_range[0], xs[0]),
             min(origin[0] + search.x_range[1], xs[-1]) + 1e-9,
@@ -480,6 +485,7 @@ class TerrainGenerator:
 
     @staticmethod
     def _paint(geom, friction, rgba, material) -> None:
+        geom.mass = 0.0  # static ground: no mass (it would only skew the model's statistics)
         geom.friction = list(friction)
         # A geom's own rgba would override its material's texture colours.
         if material is None:

@@ -20,8 +20,8 @@ terrain geom (match the whole ground in a contact sensor with
 ``ContactMatch(mode="body", pattern="terrain", entity=None)``, as in mjlab)."""
 TERRAIN_GEOMS = r"terrain(_box_\d+_\d+_\d+)?"
 """Regex (full match) of every terrain geom: the plane or height field and the box geoms of
-box sub-terrains (``terrain_box_<row>_<col>_<k>``). Contact sensors and pairs that mean "the
-ground" use it."""
+box sub-terrains (``terrain_box_<row>_<col>_<k>``), e.g. to select them for a material. A
+contact sensor names the ground as one body instead, "terrain" (`TERRAIN_NAME`)."""
 
 
 @dataclass(kw_only=True)
@@ -33,8 +33,9 @@ class TerrainImporterCfg(Config):
     ``terrain_generator``."""
     terrain_generator: TerrainGeneratorCfg | None = None
     """Grid of sub-terrains; required when terrain_type is "generator"."""
-    env_spacing: float = 2.5
-    """Distance between neighbouring env origins on a plane, m."""
+    env_spacing: float | None = 2.5
+    """Distance between neighbouring env origins on a plane, m (None: only with a generated
+    terrain, whose sub-terrains place the origins)."""
     max_init_terrain_level: int | None = None
     """Highest difficulty row envs start on (with a curriculum); None: any row."""
     friction: tuple[float, float, float] = (1.0, 0.005, 0.0001)
@@ -55,8 +56,15 @@ class TerrainImporterCfg(Config):
                 "TerrainImporterCfg.terrain_generator is None but terrain_type is 'generator'; "
                 "pass a TerrainGeneratorCfg."
             )
-        if self.env_spacing <= 0:
-            raise ValueError(f"TerrainImporterCfg.env_spacing = {self.env_spacing}: must be > 0.")
+        name = type(self).__name__
+        if self.env_spacing is None:
+            if self.terrain_type == "plane":
+                raise ValueError(
+                    f"{name}.env_spacing is None, but a plane places env origins on a grid "
+                    "of that spacing: give it in metres (e.g. 2.5)."
+                )
+        elif self.env_spacing <= 0:
+            raise ValueError(f"{name}.env_spacing = {self.env_spacing}: must be > 0.")
         if self.max_init_terrain_level is not None and self.max_init_terrain_level < 0:
             raise ValueError(
                 f"TerrainImporterCfg.max_init_terrain_level = {self.max_init_terrain_level}: "
@@ -86,9 +94,12 @@ class TerrainImporter:
             ``configure_env_origins``).
         terrain_levels: (num_envs,) long grid row of each env; None for a plane.
         terrain_types: (num_envs,) long grid column of each env; None for a plane.
+        flat_patches: name -> (num_rows, num_cols, num_patches, 3) float32 world positions of
+            flat spots (`SubTerrainCfg.flat_patch_sampling`); empty for a plane.
+        flat_patch_radii: name -> patch radius, m.
     """
 
-    _snapshot_exclude = ("generator", "_heights")
+    _snapshot_exclude = ("generator", "_heights", "flat_patches", "flat_patch_radii")
     """The generated map never changes after construction: not part of an env's state."""
 
     def __init__(self, cfg: TerrainImporterCfg, device: str | torch.device = "cpu"):
@@ -107,6 +118,14 @@ class TerrainImporter:
             self._heights = torch.as_tensor(
                 self.generator.surface, dtype=torch.float32, device=self.device
             )
+        self.flat_patches: dict[str, torch.Tensor] = {}
+        self.flat_patch_radii: dict[str, float] = {}
+        if self.generator is not None:
+            self.flat_patches = {
+                k: torch.as_tensor(v, dtype=torch.float32, device=self.device)
+                for k, v in self.generator.flat_patches.items()
+            }
+            self.flat_patch_radii = dict(self.generator.flat_patch_radii)
         self.env_origins = torch.zeros(0, 3, device=self.device)
         self.terrain_levels: torch.Tensor | None = None
         self.terrain_types: torch.Tensor | None = None
@@ -136,7 +155,8 @@ class TerrainImporter:
             (...) float32 ground heights, m. MuJoCo's surface interpolates linearly between
             vertices, so it can differ from this by up to the height change across half a cell's
             diagonal (``horizontal_scale``, 0.1 m by default): on a slope a few cm, at a stair
-            edge up to the step's rise (a vertex on the edge counts as the upper step).
+            or box edge up to the step's rise (a vertex on the edge counts as the upper step);
+            where a tilted box shows a side face from above, by up to that face's drop.
         """
         if self._heights is None:
             return torch.zeros(pos_xy.shape[:-1], device=pos_xy.device)
@@ -251,6 +271,30 @@ class TerrainImporter:
         levels = torch.where(levels >= rows, wrapped, levels.clamp_min(0))
         self.terrain_levels[env_ids] = levels
         self.env_origins[env_ids] = self.terrain_origins[levels, self.terrain_types[env_ids]]
+
+    def randomize_env_origins(self, env_ids: torch.Tensor) -> None:
+        """Move envs to random sub-terrains (random level and type, each uniform), drawn with
+        the generator given to ``configure_env_origins``. No-op on a plane.
+
+        Args:
+            env_ids: (K,) long ids of the envs to move.
+
+        Raises:
+            RuntimeError: If called before ``configure_env_origins``.
+        """
+        if self.terrain_origins is None:
+            return
+        if self.terrain_levels is None or self.terrain_types is None:
+            raise RuntimeError(
+                "randomize_env_origins called before configure_env_origins(num_envs, generator)."
+            )
+        env_ids = env_ids.to(self.device)
+        rows, cols = self.terrain_origins.shape[:2]
+        self.terrain_levels[env_ids] = self._randint(rows, env_ids.numel())
+        self.terrain_types[env_ids] = self._randint(cols, env_ids.numel())
+        self.env_origins[env_ids] = self.terrain_origins[
+            self.terrain_levels[env_ids], self.terrain_types[env_ids]
+        ]
 
     def _randint(self, high: int, n: int) -> torch.Tensor:
         sample_device = self.device if self._rng is None else self._rng.device

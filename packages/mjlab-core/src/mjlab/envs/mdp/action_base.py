@@ -26,6 +26,7 @@ import torch
 from mjlab.actuator import TransmissionType
 from mjlab.managers.action_manager import ActionTerm
 from mjlab.managers.manager_term_config import ActionTermCfg
+from mjlab.utils.config import copy_config
 from mjlab.utils.string import resolve_matching_values
 
 TRANSMISSIONS = ("joint", "tendon", "site")
@@ -104,8 +105,9 @@ class BaseActionCfg(ActionTermCfg):
 
     def build(self, env) -> ActionTerm:
         """The term for `env` (mjlab 1.6's way of constructing a term from its config):
-        `class_type(self, env)`, with the class the config declares when `class_type` defers
-        to `build`."""
+        `class_type(copy, env)` on a copy of this config (the term resolves names in its own
+        copy; this config stays as it is), with the class the config declares when
+        `class_type` defers to `build`."""
         term = self.class_type
         if term is _FromBuild:
             term = _declared_term(type(self))
@@ -114,7 +116,7 @@ class BaseActionCfg(ActionTermCfg):
                 f"{type(self).__name__}.class_type is not set: give the action term class, or "
                 "override build(env) to construct the term."
             )
-        return term(self, env)
+        return term(copy_config(self), env)
 
     def validate(self) -> None:
         super().validate()
@@ -170,6 +172,9 @@ class BaseAction(ActionTerm):
     """
 
     cfg: BaseActionCfg
+
+    _snapshot_exclude: tuple[str, ...] = ("_target_list", "_target_ids")
+    """Fixed lookups, not env state (subclasses add theirs to this tuple)."""
 
     def __init__(self, cfg: BaseActionCfg, env):
         super().__init__(cfg, env)

@@ -153,7 +153,7 @@ class TransmissionAction(BaseAction):
 
     command: ClassVar[str] = "effort"
     """The kind of actuator driven: "position", "velocity" or "effort"."""
-    _snapshot_exclude = ("_ctrl_sel", "_ctrl_ids", "actuator_ids")  # fixed lookups
+    _snapshot_exclude = (*BaseAction._snapshot_exclude, "_ctrl_sel", "_ctrl_ids", "actuator_ids")
 
     def __init__(self, cfg: BaseActionCfg, env):
         super().__init__(cfg, env)

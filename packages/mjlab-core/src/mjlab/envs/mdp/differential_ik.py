@@ -26,6 +26,7 @@ import torch
 
 from mjlab.managers.action_manager import ActionTerm
 from mjlab.managers.manager_term_config import ActionTermCfg
+from mjlab.utils.config import copy_config
 from mjlab.utils.math import (
     axis_angle_from_quat,
     quat_conjugate,
@@ -378,8 +379,9 @@ class DifferentialIKActionCfg(ActionTermCfg):
     entity's default joint position. None: the default posture."""
 
     def build(self, env) -> DifferentialIKAction:
-        """The term for `env` (mjlab 1.6's way of constructing a term)."""
-        return self.class_type(self, env)
+        """The term for `env` (mjlab 1.6's way of constructing a term), built on a copy of
+        this config (which stays as it is)."""
+        return self.class_type(copy_config(self), env)
 
     def validate(self) -> None:
         super().validate()

@@ -305,8 +305,8 @@ def apply_external_force_torque(
 def randomize_terrain(env: ManagerBasedRlEnv, env_ids: torch.Tensor | None) -> None:
     """Move `env_ids` (None: all) to a random sub-terrain: a uniform level (row) and type
     (column) each (mjlab 1.6's event, for evaluating a policy across the whole grid; use it
-    as a reset event before the root reset). Needs a `TerrainEntityCfg` terrain; a plane or
-    no terrain leaves the origins as they are."""
+    as a reset event before the root reset). A plane or no terrain leaves the origins as they
+    are."""
     terrain = env.scene.terrain
     if terrain is not None and hasattr(terrain, "randomize_env_origins"):
         terrain.randomize_env_origins(resolve_env_ids(env, env_ids))
