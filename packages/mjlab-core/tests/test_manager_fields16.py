@@ -540,3 +540,57 @@ def test_debug_vis_is_accepted_and_switches_the_terms_that_can_draw():
     assert mdp.UniformVelocityCommandCfg(debug_vis=True).debug_vis is True
     with pytest.raises(ValueError, match=r"debug_vis must be True or False"):
         CommandTermCfg(class_type=CommandTerm, debug_vis="yes")
+
+
+def test_a_late_gpu_copy_is_waited_for_after_max_waits_steps():
+    from mjlab.managers.observation_manager import _NonfiniteWarnings
+
+    report = _NonfiniteWarnings("cpu")
+    report.deferred, report.new_event = True, _FakeEvent
+    _FakeEvent.done = False  # a busy GPU: the copy never reports done by itself
+    labels = ["'g/a'"]
+    first = torch.zeros(1, 4, dtype=torch.bool)
+    first[0, 3] = True
+    empty = torch.zeros(1, 4, dtype=torch.bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report.submit("g", labels, first)
+        for _ in range(report.MAX_WAITS - 1):
+            report.submit("g", labels, empty)
+    with pytest.warns(RuntimeWarning, match=r"'g/a' of envs \[3\]"):
+        report.submit("g", labels, empty)  # the MAX_WAITS-th wait: synchronized and warned
+
+
+def test_closing_the_env_issues_the_reports_still_on_their_way(monkeypatch):
+    from mjlab.managers import observation_manager
+
+    flushed = []
+    monkeypatch.setattr(
+        observation_manager._NonfiniteWarnings, "flush", lambda self: flushed.append(self)
+    )
+    env = ManagerBasedRlEnv(_cfg())
+    env.close()
+    assert flushed == [env.observation_manager._nan_warnings]
+
+
+@pytest.mark.parametrize(
+    ("dim", "funcs"), [(0, (two_by_three, five_by_three)), (-1, (two_by_three, two_by_four))]
+)
+def test_a_flattened_history_of_multi_axis_terms_matches_the_declared_shape(dim, funcs):
+    from mjlab.managers.manager_term_config import ObservationGroupCfg
+
+    cfg = _cfg(num_envs=2)
+    cfg.observations["grid"] = ObservationGroupCfg(
+        terms={f.__name__: ObservationTermCfg(func=f) for f in funcs},
+        concatenate_dim=dim,
+        history_length=2,
+    )
+    env = ManagerBasedRlEnv(cfg)
+    try:
+        obs, _ = env.reset()
+        width = 2 * sum(f(env).shape[1] * f(env).shape[2] for f in funcs)
+        assert tuple(obs["grid"].shape) == (2, width)
+        assert env.observation_manager.group_dims["grid"] == (width,)
+        assert env.single_observation_space["grid"].shape == (width,)
+    finally:
+        env.close()

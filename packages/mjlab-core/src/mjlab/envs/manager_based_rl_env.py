@@ -403,11 +403,12 @@ class ManagerBasedRlEnv:
         return self._renderer.render()
 
     def close(self) -> None:
-        """Free the renderers (`render`'s and the scene's camera sensors') and close the
-        recorder terms (`RecorderTerm.close`)."""
+        """Free the renderers (`render`'s and the scene's camera sensors'), close the recorder
+        terms (`RecorderTerm.close`) and issue NaN warnings still on their way from the GPU."""
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
         for sensor in self.scene.sensors.values():
             sensor.close()
         self.recorder_manager.close()
+        self.observation_manager.flush_warnings()

@@ -183,10 +183,14 @@ class ObservationGroupCfg(Config):
     - "disabled" and "sanitize": only that; no host read on a GPU.
     - "warn": also a `RuntimeWarning` naming the term (or group) and the envs. On the CPU at
       once; on a GPU without stalling `step`: the envs' flags are copied to the host
-      asynchronously and warned about at a later step (a copy per group and step).
-    - "error": raise ValueError naming the term (or group) and the envs, before the values
-      are used. It reads a flag back to the host in every step: one device sync per group on
-      a GPU.
+      asynchronously and warned about at a later step (a copy per group and step; a copy
+      still late after 50 steps is waited for, and closing the env issues the last ones).
+    - "error": raise ValueError naming the term (or group) and the envs, before the step
+      returns the values (the group's delay and history buffers have already taken them in).
+      It reads a flag back to the host in every step: one device sync per group on a GPU.
+
+    A "warn" or "error" group computes its terms itself rather than copying the ones an
+    earlier group shares, so such a term's non-finite values are counted once per group.
     """
     nan_check_per_term: bool = True
     """With "warn"/"error": check each term (the message names the term) instead of the

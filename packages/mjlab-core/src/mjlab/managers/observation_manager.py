@@ -159,9 +159,14 @@ class _NonfiniteWarnings:
 
     On the CPU a report is read at once. On a GPU it is not read in the step that makes it:
     the flags are accumulated on the device and copied to pinned host memory asynchronously;
-    the warning is issued at a later step, once that copy has completed (`flush` waits for
-    it). So `step` never waits for the device.
+    the warning is issued at a later step, once that copy has completed. A copy still on its
+    way after `MAX_WAITS` steps is waited for (one device sync per `MAX_WAITS` steps at most,
+    and only while a group's copy is late), and `flush` (run by `ManagerBasedRlEnv.close`)
+    waits for the last ones, so no report is lost.
     """
+
+    MAX_WAITS = 50
+    """Steps a report may wait for its copy before the copy is waited for."""
 
     def __init__(self, device):
         self.deferred = torch.device(device).type == "cuda"
@@ -174,6 +179,8 @@ class _NonfiniteWarnings:
         self.host: dict[str, torch.Tensor] = {}
         self.events: dict[str, torch.cuda.Event] = {}
         self.labels: dict[str, list[str]] = {}
+        self.waits: dict[str, int] = {}
+        """Group -> steps its copy on the way has been waited on without completing."""
 
     def submit(self, group: str, labels: list[str], flags: torch.Tensor) -> None:
         """Report `flags` ((len(labels), num_envs) bool: the envs with NaN/Inf per label)."""
@@ -186,7 +193,11 @@ class _NonfiniteWarnings:
         event = self.events.get(group)
         if event is not None:
             if not event.query():  # the last copy is still on its way: send this one later
-                return
+                self.waits[group] = self.waits.get(group, 0) + 1
+                if self.waits[group] < self.MAX_WAITS:
+                    return
+                event.synchronize()
+            self.waits[group] = 0
             self._warn(group, self.host[group])
         host = self.host.get(group)
         if host is None:
@@ -429,9 +440,15 @@ class ObservationManager(ManagerBase):
                 self._buffers[group_name][name] = _TermBuffer(
                     n, tuple(value.shape[1:]), delay, term.history_length, env.device
                 )
+            image_group = group.concatenate_terms and self._is_image_group(group_name)
+            if image_group:
+                self._image_groups.add(group_name)
+            for name, term in terms.items():
+                if term.history_length > 0 and term.flatten_history_dim and not image_group:
+                    # `compute` flattens a non-image history to one axis: (history * D,).
+                    raw = tuple(self._buffers[group_name][name].buf.shape[2:])
+                    self.term_dims[group_name][name] = (term.history_length * math.prod(raw),)
             if group.concatenate_terms:
-                if self._is_image_group(group_name):
-                    self._image_groups.add(group_name)
                 self.group_dims[group_name] = self._concatenated_dims(group_name, group)
             raw_dims = {k: b.buf.shape[2:] for k, b in self._buffers[group_name].items()}
             if (
@@ -451,7 +468,8 @@ class ObservationManager(ManagerBase):
         default on the CPU, where no device waits; a GPU env replaces without reading back)."""
         self.nonfinite = torch.zeros((), dtype=torch.long, device=env.device)
         """Non-finite values replaced by 0 since the last `compute` (a tensor; a term that
-        groups share counts once)."""
+        groups share counts once, except in a group with nan_policy "warn" or "error", which
+        computes and counts its terms itself)."""
         self._nan_warnings = _NonfiniteWarnings(env.device)
 
     @property
@@ -819,6 +837,11 @@ class ObservationManager(ManagerBase):
             concatenate_terms=bool(self.cfg[group_name].concatenate_terms),
             terms=terms,
         )
+
+    def flush_warnings(self) -> None:
+        """Issue the `nan_policy="warn"` reports still waiting for their copy from the GPU (a
+        device sync; nothing to do on the CPU). `ManagerBasedRlEnv.close` calls it."""
+        self._nan_warnings.flush()
 
     def reset(self, env_ids: torch.Tensor) -> dict[str, float | torch.Tensor]:
         env_ids = resolve_env_ids(env_ids, self.env.num_envs, self.env.device)
