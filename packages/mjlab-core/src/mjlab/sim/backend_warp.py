@@ -28,8 +28,8 @@ import torch
 import warp as wp
 
 from mjlab.sim.sim_cfg import SimulationCfg
-from mjlab.sim.simulation import MAXVAL as _MAXVAL
-from mjlab.sim.simulation import STATE_FIELDS
+from mjlab.sim.state_fields import MAXVAL as _MAXVAL
+from mjlab.sim.state_fields import STATE_FIELDS
 
 # Model fields that mujoco_warp.set_const writes (its docstring). Each is made per-world before
 # the first set_const, so that every world keeps the constants of its own fields.

@@ -9,26 +9,12 @@ import numpy as np
 import torch
 
 from mjlab.sim.sim_cfg import SimulationCfg
+from mjlab.sim.state_fields import MAXVAL, STATE_FIELDS
 from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.nan_guard import NanGuard
 
 # Fields whose views are reshaped to the natural (num_envs, n, 3, 3) matrix layout.
 _MATRIX_FIELDS = {"xmat", "ximat", "geom_xmat", "site_xmat", "cam_xmat"}
-# MjData fields held in the state rows (writable, persistent); everything else is an output.
-MAXVAL = 1e10
-"""C MuJoCo's mjMAXVAL: mj_checkPos/Vel/Acc reset a world whose qpos/qvel/qacc exceed it; both
-backends flag such a world as diverged."""
-STATE_FIELDS = (
-    "time",
-    "qpos",
-    "qvel",
-    "act",
-    "ctrl",
-    "qfrc_applied",
-    "xfrc_applied",
-    "mocap_pos",
-    "mocap_quat",
-)
 
 
 class SimData:
