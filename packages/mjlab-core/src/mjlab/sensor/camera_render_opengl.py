@@ -5,9 +5,8 @@ read back with one `mjr_readPixels` per chunk of tiles (RGB and depth in the sam
 world's drawing state comes from the batch without allocation: `Simulation.get_data(i, data)`
 copies that world's persistent MjData into one host MjData (including its camera pose, so
 per-world `cam_pos`/`cam_quat` are honoured) and `Simulation.get_model(i, model)` writes its
-per-world model fields (geom_rgba, geom_size, cam_fovy, ...) into one host model; each costs
-about 0.03 ms per world, against 25-40 ms for drawing the Panda at 64x64 on llvmpipe (software
-OpenGL, 2 cores), which is all of the cost there.
+per-world model fields (geom_rgba, geom_size, cam_fovy, ...) into one host model. Both copies
+are small next to the drawing itself (docs/results.md, "What image tasks cost").
 """
 
 from __future__ import annotations

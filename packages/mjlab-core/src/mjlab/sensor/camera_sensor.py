@@ -7,17 +7,12 @@ Backends (chosen by the simulation's):
 - MuJoCo Warp: mujoco_warp's batch ray tracer (`WarpCameraRenderer`), all worlds in one launch,
   on CUDA or on Warp's CPU device.
 
-Cost per env and frame, 64x64 RGB + depth, Franka Panda scene (mjx_single_cube, 112k mesh
-triangles, camera 0.8 m above the table), 16 envs, on the 2-core CPU machine without a GPU
-(`bench/camera_throughput.py`):
+What each costs per env and frame: `bench/camera_throughput.py` and docs/results.md (on a
+CPU without a GPU the ray tracer on Warp's CPU device is the faster of the two; on a GPU it
+renders all worlds in one launch and the images stay on the device).
 
-- C MuJoCo + OpenGL on llvmpipe (Mesa's software rasterizer, EGL): ~39 ms. Nearly all of it is
-  drawing the meshes; copying each world's MjData and model fields costs ~0.05 ms. With a GPU
-  driver behind EGL, drawing is far cheaper.
-- MuJoCo Warp ray tracer on Warp's CPU device: ~20 ms. On a GPU it is the renderer to use for
-  many envs (all worlds in one launch, images stay on the device).
-
-The two agree on depth to float32 precision (mean |diff| 3e-6 m on that scene); RGB differs in
+The two agree on depth to float32 precision (mean |diff| 3e-6 m on the Panda lift scene); RGB
+differs in
 shading (per-vertex OpenGL lighting against per-pixel ray tracing; the textured floor most):
 docs/results/camera_backends.png.
 

@@ -45,8 +45,7 @@ def choose_gl_backend() -> str:
     here, EGL then OSMesa, unless `MUJOCO_GL` is set already (the user's choice is kept).
 
     Call it before `mujoco` is first imported; each candidate is tried in a short-lived
-    subprocess (a few seconds: 6 s for EGL on a loaded 2-core machine), since a process cannot
-    switch backends once mujoco is loaded.
+    subprocess (a few seconds), since a process cannot switch backends once mujoco is loaded.
 
     Returns:
         The backend in effect (`MUJOCO_GL`'s value).

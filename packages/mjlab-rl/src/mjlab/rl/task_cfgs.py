@@ -17,9 +17,8 @@ VELOCITY_MIRROR_FUNC = "mjlab.tasks.velocity.symmetry:mirror_observations_and_ac
 
 def cartpole_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
     """Small networks, short rollouts: Cartpole Balance usually solves in a few dozen
-    iterations. 150 leave room for an unlucky start: seed 42 on an AVX-512 host (other
-    floating-point rounding in torch's kernels than an AVX2 host, so another trajectory) held
-    ~100-step episodes until iteration ~70 and reached 500 steps at ~136."""
+    iterations; 150 leave room for a slow start (a seed's trajectory depends on the host's
+    floating-point kernels, docs/guides/reproducibility.md)."""
     return RslRlOnPolicyRunnerCfg(
         experiment_name="cartpole",
         num_steps_per_env=32,
@@ -35,8 +34,8 @@ def cartpole_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
 
 
 def _velocity(experiment: str) -> RslRlOnPolicyRunnerCfg:
-    # (256, 128, 128) rather than Isaac Lab's (512, 256, 128): on a 2-core CPU the PPO update
-    # dominates the iteration time, and the smaller networks learn flat walking as well.
+    # (256, 128, 128), smaller than Isaac Lab's (512, 256, 128): the PPO update is a large share
+    # of an iteration on a CPU, and these learn the velocity tasks (docs/results.md).
     return RslRlOnPolicyRunnerCfg(
         experiment_name=experiment,
         num_steps_per_env=24,
@@ -90,12 +89,10 @@ def with_symmetry(
 def velocity_go1_ppo_cfg() -> RslRlOnPolicyRunnerCfg:
     """The velocity settings with 3 learning epochs (not 5) and a KL target of 0.02 (not 0.01).
 
-    On this 2-core CPU with the Go1 flat task's 512 envs, 3 epochs cut the update from 0.55 s to
-    0.33 s of a ~1.3 s iteration and learned as fast per wall second (linear-velocity tracking
-    0.77 of its maximum after 4 minutes, against 0.76 with 5 epochs). With KL 0.01 the adaptive
-    learning rate kept falling to its 1e-5 floor; with 0.02 it stays mostly within 1e-4..1e-3 and
-    tracking rose faster (5 epochs, 4 minutes: 0.76 of its maximum against 0.46). Both measured
-    with the Go1's action scale at half its effort limit."""
+    Fewer epochs make each iteration's update cheaper and learned as fast per wall second on the
+    Go1 flat task's 512 envs; with KL 0.01 the adaptive learning rate kept falling to its 1e-5
+    floor, with 0.02 it stays mostly within 1e-4..1e-3 (docs/results.md, "What makes the
+    defaults fast")."""
     cfg = _velocity("go1_velocity")
     cfg.algorithm.num_learning_epochs = 3
     cfg.algorithm.desired_kl = 0.02

@@ -38,10 +38,8 @@ into the ground)."""
 
 ACTION_SCALE_FRACTION = 0.375
 """A unit action asks for 3/8 of the effort limit: 0.225 rad of PD target on hip and thigh, 0.34
-rad on the calf. At 0.25 (0.15 / 0.225 rad) PPO on Go1 flat settled for standing still for its
-first ~15 minutes on a 2-core CPU (tracking reward stuck at ~0.40 of its maximum, velocity error
-0.5-0.6 m/s); at 0.375 and at 0.5 it walks within 4 minutes (error 0.2 m/s), and 0.375 falls less
-(mean episode length ~940 of 1000 steps against ~880 at 0.5)."""
+rad on the calf (the velocity tasks' default is 1/4). Larger than the default because at 1/4 PPO
+on Go1 flat first settles for standing still; docs/results.md gives the measurements."""
 
 
 GO1 = RobotCfg(

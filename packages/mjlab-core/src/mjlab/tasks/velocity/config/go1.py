@@ -21,9 +21,8 @@ GO1_VELOCITY = VelocityRobotCfg(
 
 
 def flat() -> ManagerBasedRlEnvCfg:
-    """512 envs (the velocity tasks' default is 1024), ~1.3 s per PPO iteration on a 2-core CPU,
-    where the README's 5-minute figures were measured; 256 envs learned slower (tracking 0.58 of
-    its maximum after 4.6 min, against 0.82 at 512)."""
+    """512 envs (the velocity tasks' default is 1024): more PPO iterations per minute on a CPU
+    than 1024, and faster learning than 256 (docs/results.md, Go1 flat)."""
     return velocity_env_cfg(GO1_VELOCITY, rough=False, num_envs=512)
 
 
