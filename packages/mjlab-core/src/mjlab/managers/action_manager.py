@@ -5,8 +5,8 @@ from __future__ import annotations
 import torch
 
 from mjlab.managers.description import ActionTermDescription
+from mjlab.managers.manager_base import ClassTermManager
 from mjlab.managers.manager_term_config import ActionTermCfg
-from mjlab.utils.config import copy_config
 from mjlab.utils.env_ids import resolve_env_ids
 from mjlab.utils.math import count_nonfinite, maybe_nonfinite, nonfinite_mask
 
@@ -51,24 +51,18 @@ class ActionTerm:
         )
 
 
-class ActionManager:
+class ActionManager(ClassTermManager):
     """Holds the action terms in order; the policy action is their concatenation.
 
     `action` is the current raw action, `prev_action` the one before (both
     (num_envs, total_action_dim)).
     """
 
+    kind = "Action term"
+    terms: dict[str, ActionTerm]
+
     def __init__(self, cfg: dict[str, ActionTermCfg | None], env):
-        self.env = env
-        self.terms: dict[str, ActionTerm] = {}
-        for name, term_cfg in (cfg or {}).items():
-            if term_cfg is None:
-                continue
-            try:
-                # Each term resolves and keeps its own copy of its config.
-                self.terms[name] = term_cfg.class_type(copy_config(term_cfg), env)
-            except (KeyError, ValueError) as err:
-                raise ValueError(f"Action term '{name}': {err}") from err
+        super().__init__(cfg, env)
         if not self.terms:
             raise ValueError("The env has no action terms: add at least one to cfg.actions.")
         self.total_action_dim = sum(t.action_dim for t in self.terms.values())
@@ -83,15 +77,8 @@ class ActionManager:
         """NaN/Inf values in the last action (counted only without `host_checks`)."""
 
     @property
-    def active_terms(self) -> list[str]:
-        return list(self.terms)
-
-    @property
     def action_term_dim(self) -> list[int]:
         return [t.action_dim for t in self.terms.values()]
-
-    def get_term(self, name: str) -> ActionTerm:
-        return self.terms[name]
 
     def describe(self) -> list[ActionTermDescription]:
         """Every action term's description (`ActionTerm.describe`, plus its name), in the order

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from mjlab.managers.manager_base import ClassTermManager
 from mjlab.managers.manager_term_config import CommandTermCfg
-from mjlab.utils.config import copy_config
 from mjlab.utils.env_ids import mark_checked, resolve_env_ids
 from mjlab.utils.math import sample_duration_steps
 
@@ -184,32 +184,16 @@ class CommandTerm:
         mean += (value - mean) / self.metric_steps
 
 
-class CommandManager:
+class CommandManager(ClassTermManager):
     """Holds the command terms; `get_command(name)` returns (num_envs, dim)."""
 
-    def __init__(self, cfg: dict[str, CommandTermCfg | None], env):
-        self.env = env
-        self.terms: dict[str, CommandTerm] = {}
-        for name, term_cfg in (cfg or {}).items():
-            if term_cfg is None:
-                continue
-            try:
-                # Each term resolves and keeps its own copy of its config.
-                self.terms[name] = term_cfg.class_type(copy_config(term_cfg), env)
-            except (KeyError, ValueError) as err:
-                raise ValueError(f"Command term '{name}': {err}") from err
-
-    @property
-    def active_terms(self) -> list[str]:
-        return list(self.terms)
+    kind = "Command term"
+    terms: dict[str, CommandTerm]
 
     def get_command(self, name: str) -> torch.Tensor:
         if name not in self.terms:
             raise KeyError(f"No command '{name}'. Commands: {list(self.terms)}.")
         return self.terms[name].command
-
-    def get_term(self, name: str) -> CommandTerm:
-        return self.terms[name]
 
     def compute(self, dt: float) -> None:
         for term in self.terms.values():

@@ -148,6 +148,38 @@ class ManagerBase:
             )
 
 
+class ClassTermManager:
+    """Base of the managers whose terms are classes built from their configs (actions,
+    commands): `class_type(copy, env)` per configured term, on the term's own copy of its
+    config, in config order (None entries are left out).
+
+    Raises:
+        ValueError: a term's construction fails with KeyError or ValueError; the message starts
+            with `kind` and the term's name.
+    """
+
+    kind = "Term"
+
+    def __init__(self, cfg: dict[str, Any] | None, env):
+        self.env = env
+        self.terms: dict[str, Any] = {}
+        for name, term_cfg in (cfg or {}).items():
+            if term_cfg is None:
+                continue
+            try:
+                # Each term resolves and keeps its own copy of its config.
+                self.terms[name] = term_cfg.class_type(copy_config(term_cfg), env)
+            except (KeyError, ValueError) as err:
+                raise ValueError(f"{self.kind} '{name}': {err}") from err
+
+    @property
+    def active_terms(self) -> list[str]:
+        return list(self.terms)
+
+    def get_term(self, name: str) -> Any:
+        return self.terms[name]
+
+
 class ManagerTermBase:
     """Base of class-based terms (mjlab's `ManagerTermBase`): a manager builds the class once
     as `cls(cfg, env)` and calls the instance like a term function, e.g. a reward term as
