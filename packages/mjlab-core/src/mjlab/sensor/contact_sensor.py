@@ -292,8 +292,9 @@ class ContactSensor(Sensor):
     """
 
     cfg: ContactSensorCfg
-    # The data cache is recomputed from the state on read; the row layout never changes.
-    _snapshot_exclude = ("_data_cache", "_data_key", "_offsets", "_width")
+    # The data cache (and its version key) is recomputed from the state on read; the row layout
+    # never changes.
+    _snapshot_exclude = ("_data_cache", "_data_key", "_offsets", "_width", "_version")
 
     def _names(
         self, match: ContactMatch, spec: mujoco.MjSpec, entities: dict, role: str
