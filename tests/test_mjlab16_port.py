@@ -80,7 +80,7 @@ def test_the_flat_port_registers_and_trains(port, tmp_path):
     finally:
         env.close()
     saved = sorted(tmp_path.glob("model_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
-    first, last = (torch.load(p, weights_only=False) for p in (saved[0], saved[-1]))
+    first, last = (torch.load(p, weights_only=True) for p in (saved[0], saved[-1]))
     assert len(saved) >= 2 and first["iter"] < last["iter"]
     changed = [
         key
