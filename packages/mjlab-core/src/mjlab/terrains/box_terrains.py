@@ -26,7 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from mjlab.terrains.box_geometry import BoxSubTerrainCfg, TerrainBoxes
-from mjlab.terrains.height_field import _check_positive, _check_range, _lerp
+from mjlab.terrains.height_field import _check_order, _check_positive, _check_range, _lerp
 
 __all__ = [
     "BoxFlatTerrainCfg",
@@ -55,12 +55,6 @@ _EPS = 1e-9
 
 # --------------------------------------------------------------------------------------------
 # Helpers.
-
-
-def _reject_negative_range(owner: str, name: str, value_range: tuple[float, float]) -> None:
-    lo, hi = value_range
-    if lo > hi:
-        raise ValueError(f"{owner}.{name} = {value_range}: need low <= high; swap them.")
 
 
 def _check_count(owner: str, name: str, value: int) -> None:
@@ -446,7 +440,7 @@ class BoxRandomSpreadTerrainCfg(BoxSubTerrainCfg):
             _check_range(owner, name, getattr(self, name))
             _check_positive(owner, f"{name}[0]", getattr(self, name)[0])
         _check_range(owner, "box_height_range", self.box_height_range)
-        _reject_negative_range(owner, "box_yaw_range", self.box_yaw_range)
+        _check_order(owner, "box_yaw_range", self.box_yaw_range)
         _check_positive(owner, "platform_width", self.platform_width, allow_zero=True)
         _check_positive(owner, "border_width", self.border_width, allow_zero=True)
 

@@ -45,6 +45,13 @@ def _check_range(owner: str, name: str, value_range: tuple[float, float]) -> Non
         )
 
 
+def _check_order(owner: str, name: str, value_range: tuple[float, float]) -> None:
+    """A (low, high) pair that may be negative: low <= high."""
+    lo, hi = value_range
+    if lo > hi:
+        raise ValueError(f"{owner}.{name} = {value_range}: need low <= high; swap them.")
+
+
 def _check_positive(owner: str, name: str, value: float, allow_zero: bool = False) -> None:
     if value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
@@ -109,11 +116,7 @@ class FlatPatchSamplingCfg(Config):
         if self.grid_resolution is not None:
             _check_positive("FlatPatchSamplingCfg", "grid_resolution", self.grid_resolution)
         for name in ("x_range", "y_range", "z_range"):
-            lo, hi = getattr(self, name)
-            if lo > hi:
-                raise ValueError(
-                    f"FlatPatchSamplingCfg.{name} = {(lo, hi)}: need low <= high; swap them."
-                )
+            _check_order("FlatPatchSamplingCfg", name, getattr(self, name))
 
 
 @dataclass(kw_only=True)

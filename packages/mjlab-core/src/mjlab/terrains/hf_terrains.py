@@ -30,6 +30,7 @@ import numpy as np
 
 from mjlab.terrains.height_field import (
     SubTerrainCfg,
+    _check_order,
     _check_positive,
     _check_range,
     _distance_to_edge,
@@ -51,13 +52,6 @@ _TOL = 1e-9
 # --------------------------------------------------------------------------------------------
 # Shared helpers: validation, the kind's sampling grid, resampling.
 # --------------------------------------------------------------------------------------------
-
-
-def _check_order(owner: str, name: str, value_range: tuple[float, float]) -> None:
-    """A (low, high) pair that may be negative."""
-    lo, hi = value_range
-    if lo > hi:
-        raise ValueError(f"{owner}.{name} = {value_range}: need low <= high; swap them.")
 
 
 def _check_sampling(

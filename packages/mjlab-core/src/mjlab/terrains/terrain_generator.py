@@ -33,6 +33,23 @@ from mjlab.utils.config import Config
 __all__ = ["TerrainGenerator", "TerrainGeneratorCfg"]
 
 
+def paint_ground_geom(
+    geom: mujoco.MjsGeom,
+    friction: tuple[float, float, float],
+    rgba: tuple[float, float, float, float],
+    material: str | None,
+) -> None:
+    """Give a terrain geom its friction and its colour or material, and no mass (the ground is
+    static; a mass would only skew the model's statistics)."""
+    geom.mass = 0.0
+    geom.friction = list(friction)
+    # A geom's own rgba would override its material's texture colours.
+    if material is None:
+        geom.rgba = list(rgba)
+    else:
+        geom.material = material
+
+
 def _cells(length: float, scale: float, name: str) -> int:
     """Number of cells of ``scale`` in ``length``; raises if it is not a whole number."""
     n = round(length / scale)
@@ -451,7 +468,7 @@ class TerrainGenerator:
             pos=[0.0, 0.0, hmin],
             group=0,
         )
-        self._paint(geom, friction, rgba, material)
+        paint_ground_geom(geom, friction, rgba, material)
         colour_rng = np.random.default_rng(0 if self.cfg.seed is None else self.cfg.seed + 1)
         tops = [b.pos[:, 2] + b.half_size[:, 2] for b in self.boxes.values()]
         top_lo, top_hi = (
@@ -474,24 +491,14 @@ class TerrainGenerator:
                         (boxes.pos[k, 2] + boxes.half_size[k, 2] - top_lo)
                         / max(top_hi - top_lo, 1e-9)
                     )
-                    self._paint(box, friction, (shade, shade, shade * 1.05, 1.0), None)
+                    paint_ground_geom(box, friction, (shade, shade, shade * 1.05, 1.0), None)
                 elif self.cfg.color_scheme == "random":
                     r, g, b = colour_rng.uniform(0.2, 0.9, size=3)
-                    self._paint(box, friction, (r, g, b, 1.0), None)
+                    paint_ground_geom(box, friction, (r, g, b, 1.0), None)
                 else:
-                    self._paint(box, friction, rgba, material)
+                    paint_ground_geom(box, friction, rgba, material)
         if self.cfg.add_lights:
             self._add_lights(spec)
-
-    @staticmethod
-    def _paint(geom, friction, rgba, material) -> None:
-        geom.mass = 0.0  # static ground: no mass (it would only skew the model's statistics)
-        geom.friction = list(friction)
-        # A geom's own rgba would override its material's texture colours.
-        if material is None:
-            geom.rgba = list(rgba)
-        else:
-            geom.material = material
 
     def _add_lights(self, spec: mujoco.MjSpec) -> None:
         half = self.extent / 2

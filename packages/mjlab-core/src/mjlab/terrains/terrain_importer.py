@@ -9,7 +9,11 @@ from typing import Literal
 import mujoco
 import torch
 
-from mjlab.terrains.terrain_generator import TerrainGenerator, TerrainGeneratorCfg
+from mjlab.terrains.terrain_generator import (
+    TerrainGenerator,
+    TerrainGeneratorCfg,
+    paint_ground_geom,
+)
 from mjlab.utils.config import Config
 
 __all__ = ["TerrainImporter", "TerrainImporterCfg"]
@@ -193,12 +197,7 @@ class TerrainImporter:
         geom = body.add_geom(
             name=TERRAIN_NAME, type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0.0, 0.0, 0.05], group=0
         )
-        geom.friction = list(self.cfg.friction)
-        # A geom's own rgba would override its material's texture colours.
-        if material is None:
-            geom.rgba = list(self.cfg.rgba)
-        else:
-            geom.material = material
+        paint_ground_geom(geom, self.cfg.friction, self.cfg.rgba, material)
 
     def configure_env_origins(
         self, num_envs: int, generator: torch.Generator | None = None

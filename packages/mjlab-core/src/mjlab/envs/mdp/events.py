@@ -41,10 +41,16 @@ def reset_root_state_uniform(
     and roll, pitch, yaw (rad, composed on the default orientation); velocity_range keys x, y, z
     (m/s) and roll, pitch, yaw (rad/s), world frame."""
     entity = env.scene[asset_cfg.name]
+    _place_root(env, entity, env_ids, env.scene.env_origins[env_ids], pose_range, velocity_range)
+
+
+def _place_root(env, entity, env_ids, shift, pose_range, velocity_range) -> None:
+    """Write the entity's default root state moved by `shift` ((K, 3) world, m) plus uniform
+    pose and velocity offsets (keys and frames as `reset_root_state_uniform`) in `env_ids`."""
     n = len(env_ids)
     state = entity.data.default_root_state[env_ids].clone()
     pose = _uniform(env, pose_range, _POSE_KEYS, n)
-    state[:, :3] += env.scene.env_origins[env_ids] + pose[:, :3]
+    state[:, :3] += shift + pose[:, :3]
     delta = quat_from_euler_xyz(pose[:, 3], pose[:, 4], pose[:, 5])
     state[:, 3:7] = quat_mul(delta, state[:, 3:7])
     if velocity_range:
@@ -308,7 +314,7 @@ def randomize_terrain(env: ManagerBasedRlEnv, env_ids: torch.Tensor | None) -> N
     as a reset event before the root reset). A plane or no terrain leaves the origins as they
     are."""
     terrain = env.scene.terrain
-    if terrain is not None and hasattr(terrain, "randomize_env_origins"):
+    if terrain is not None:
         terrain.randomize_env_origins(resolve_env_ids(env, env_ids))
 
 
@@ -336,7 +342,7 @@ def reset_root_state_from_flat_patches(
     """
     ids = resolve_env_ids(env, env_ids)
     terrain = env.scene.terrain
-    found = getattr(terrain, "flat_patches", {}) if terrain else {}
+    found = terrain.flat_patches if terrain is not None else {}
     if found and patch_name not in found:
         raise ValueError(
             f"reset_root_state_from_flat_patches: the terrain has no flat patches named "
@@ -351,15 +357,10 @@ def reset_root_state_from_flat_patches(
     pick = torch.randint(0, patches.shape[2], (n,), device=env.rng.device, generator=env.rng)
     pick = pick.to(patches.device)
     spot = patches[terrain.terrain_levels[ids], terrain.terrain_types[ids], pick].to(env.device)
-    state = entity.data.default_root_state[ids].clone()
-    pose = _uniform(env, pose_range or {}, _POSE_KEYS, n)
-    state[:, :2] = spot[:, :2] + pose[:, :2]
-    state[:, 2] += spot[:, 2] + pose[:, 2]
-    delta = quat_from_euler_xyz(pose[:, 3], pose[:, 4], pose[:, 5])
-    state[:, 3:7] = quat_mul(delta, state[:, 3:7])
-    if velocity_range:
-        state[:, 7:13] += _uniform(env, velocity_range, _POSE_KEYS, n)
-    entity.write_root_state_to_sim(state, ids)
+    # The patch's x, y replace the default's; its height adds to the default height.
+    shift = spot.clone()
+    shift[:, :2] -= entity.data.default_root_state[ids, :2]
+    _place_root(env, entity, ids, shift, pose_range or {}, velocity_range)
 
 
 class apply_body_impulse(ManagerTermBase):
