@@ -215,36 +215,37 @@ class SiteEffortAction(TransmissionAction):
 
 
 @dataclass(kw_only=True)
-class TendonLengthActionCfg(BaseActionCfg):
-    """Tendon length targets, m (`actuator_names`: regexes over the entity's tendon names)."""
+class _TendonActionCfg(BaseActionCfg):
+    """Base of the tendon action configs: `actuator_names` are regexes over the entity's
+    tendon names."""
+
+    transmission_type: TransmissionType | str = TENDON
+    """Tendons (fixed)."""
+    _transmission: ClassVar[str | None] = "tendon"
+
+
+@dataclass(kw_only=True)
+class TendonLengthActionCfg(_TendonActionCfg):
+    """Tendon length targets, m."""
 
     class_type: type = TendonLengthAction
     """Term class."""
-    transmission_type: TransmissionType | str = TENDON
-    """Tendons (fixed)."""
-    _transmission: ClassVar[str | None] = "tendon"
 
 
 @dataclass(kw_only=True)
-class TendonVelocityActionCfg(BaseActionCfg):
-    """Tendon length-rate targets, m/s (`actuator_names`: regexes over the tendon names)."""
+class TendonVelocityActionCfg(_TendonActionCfg):
+    """Tendon length-rate targets, m/s."""
 
     class_type: type = TendonVelocityAction
     """Term class."""
-    transmission_type: TransmissionType | str = TENDON
-    """Tendons (fixed)."""
-    _transmission: ClassVar[str | None] = "tendon"
 
 
 @dataclass(kw_only=True)
-class TendonEffortActionCfg(BaseActionCfg):
-    """Tendon motor commands (`actuator_names`: regexes over the tendon names)."""
+class TendonEffortActionCfg(_TendonActionCfg):
+    """Tendon motor commands."""
 
     class_type: type = TendonEffortAction
     """Term class."""
-    transmission_type: TransmissionType | str = TENDON
-    """Tendons (fixed)."""
-    _transmission: ClassVar[str | None] = "tendon"
 
 
 @dataclass(kw_only=True)
