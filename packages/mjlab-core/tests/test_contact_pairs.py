@@ -190,3 +190,33 @@ def test_bad_pair_configs_name_the_field():
 def test_terrain_pairs_without_a_terrain_warn():
     with pytest.warns(UserWarning, match="SceneCfg.terrain is None"):
         _compile(_box_cfg(ground_geoms=("floor",)), None)
+
+
+def test_terrain_pairs_go_to_every_box_geom_and_many_of_them_warn(monkeypatch):
+    from mjlab.scene import scene as scene_module
+    from mjlab.terrains import BoxFlatTerrainCfg
+
+    terrain = TerrainImporterCfg(
+        terrain_type="generator",
+        terrain_generator=TerrainGeneratorCfg(
+            size=(2.0, 2.0),
+            num_rows=1,
+            num_cols=2,
+            border_width=0.0,
+            sub_terrains={"box": BoxFlatTerrainCfg()},
+        ),
+    )
+    model = _compile(_box_cfg(ground_geoms=("floor",)), terrain)
+    pairs = _pairs(model)
+    ground = {"terrain", "terrain_box_0_0_0", "terrain_box_0_1_0"}
+    # Each pair with the MJCF's floor becomes one pair per terrain geom, same parameters.
+    assert {
+        next(iter(v - {"robot/bottom"}))
+        for k, v in pairs.items()
+        if "robot/bottom" in v and k.startswith("robot/bottom_floor")
+    } == ground
+    p = list(pairs).index("robot/bottom_floor/terrain_box_0_1_0")
+    np.testing.assert_allclose(model.pair_solref[p], [0.01, 1.0])
+    monkeypatch.setattr(scene_module, "_MANY_PAIRS", 5)
+    with pytest.warns(UserWarning, match=r"2 contact pairs with the terrain, which has 3 geoms"):
+        _compile(_box_cfg(ground_geoms=("floor",)), terrain)
