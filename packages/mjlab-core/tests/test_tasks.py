@@ -76,8 +76,11 @@ def test_a_broken_entry_point_is_named_and_the_other_tasks_stay(tmp_path, monkey
     (tmp_path / "broken_project_tasks.py").write_text("register_mjlab_task('X', 1, 2, 3)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     broken = metadata.EntryPoint(name="broken", value="broken_project_tasks", group="mjlab.tasks")
+    installed = list(metadata.entry_points(group="mjlab.tasks"))  # mjlab-core's `builtin`
     monkeypatch.setattr(
-        registry.metadata, "entry_points", lambda group: [broken] if group == "mjlab.tasks" else []
+        registry.metadata,
+        "entry_points",
+        lambda group: [broken, *installed] if group == "mjlab.tasks" else [],
     )
     monkeypatch.setattr(registry, "_DISCOVERED", False)
     monkeypatch.setattr(registry, "_BROKEN", {})

@@ -16,7 +16,7 @@ from mjlab.rl import (
     to_rsl_rl_train_cfg,
 )
 from mjlab.rl.cli import check_run_config, to_plain
-from mjlab.rl.task_cfgs import (
+from mjlab.tasks.velocity.rl_cfg import (
     VELOCITY_MIRROR_FUNC,
     velocity_g1_ppo_cfg,
     velocity_go1_ppo_cfg,
@@ -151,3 +151,11 @@ def test_ppo_learns_from_mirrored_samples_and_logs_the_symmetry_loss(tmp_path):
     losses = [e.value for e in events.Scalars("Loss/symmetry")]
     assert len(losses) == 2 and all(torch.isfinite(torch.tensor(losses)))
     assert all(v > 0 for v in losses), "an untrained policy is not symmetric"
+
+
+def test_the_earlier_module_path_re_exports_the_task_folders_configs():
+    import mjlab.rl.task_cfgs as earlier
+    import mjlab.tasks.velocity.rl_cfg as home
+
+    assert earlier.velocity_g1_ppo_cfg is home.velocity_g1_ppo_cfg
+    assert earlier.with_symmetry is home.with_symmetry

@@ -1,13 +1,17 @@
 """Task registry: task ids -> env config, play env config, rl config, runner class.
 
-mjlab-core never imports mjlab-rl (imports point down: rl -> core). A task's rl config and
-runner class may therefore be given as an object, a zero-argument callable, or a lazy reference
-"package.module:attribute" that is imported only when `load_rl_cfg` / `load_runner_cls` is
-called. The built-in tasks reference their PPO configs in `mjlab.rl.task_cfgs` that way.
-Other packages add tasks through the entry-point group `mjlab.tasks`: each entry point names a
-module whose import registers its tasks (`examples/downstream` in the repository). An entry point
-whose module fails to import is skipped with a warning naming its package and the error; the
-other tasks stay available, and asking for an unknown task repeats what failed.
+Tasks come from the entry-point group `mjlab.tasks`: each entry point names a module whose
+import registers its tasks with `register_mjlab_task`. mjlab-core's own tasks are found the same
+way (its entry point `builtin`, `mjlab.tasks.builtin`), as are other projects'
+(`examples/downstream` in the repository). An entry point whose module fails to import is
+skipped with a warning naming its package and the error; the other tasks stay available, and
+asking for an unknown task repeats what failed.
+
+mjlab-core never imports mjlab-rl when it is imported (imports point down: rl -> core). A
+task's rl config and runner class may therefore be given as an object, a zero-argument callable,
+or a lazy reference "package.module:attribute" that is imported only when `load_rl_cfg` /
+`load_runner_cls` is called. The built-in tasks reference their PPO configs in their own folder
+that way (`mjlab.tasks.velocity.rl_cfg`, ...).
 """
 
 from __future__ import annotations
@@ -61,10 +65,12 @@ def _discover() -> None:
     if _DISCOVERED:
         return
     _DISCOVERED = True
-    importlib.import_module("mjlab.tasks.builtin")
-    for ep in metadata.entry_points(group="mjlab.tasks"):
-        if ep.value == "mjlab.tasks.builtin":
-            continue
+    # mjlab-core's own tasks first, so that a project reusing a built-in id is the one refused.
+    entry_points = sorted(
+        metadata.entry_points(group="mjlab.tasks"),
+        key=lambda ep: ep.dist is None or ep.dist.name != "mjlab-core",
+    )
+    for ep in entry_points:
         try:
             importlib.import_module(ep.value)
         except Exception as err:
@@ -105,8 +111,8 @@ def _materialize(value: Any, what: str, task_id: str) -> Any:
             value = getattr(importlib.import_module(module), attr)
         except ImportError as err:
             raise ImportError(
-                f"Task '{task_id}': its {what} lives in '{module}', which is not installed "
-                f"({err}). Install mjlab-rl to train: pip install mjlab-rl."
+                f"Task '{task_id}': its {what} ('{module}') needs a package that is not "
+                f"installed ({err}). Install mjlab-rl to train: pip install mjlab-rl."
             ) from err
     if callable(value) and not isinstance(value, type):
         value = value()
