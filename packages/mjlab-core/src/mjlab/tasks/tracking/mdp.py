@@ -527,6 +527,13 @@ def robot_body_ori_b(env: ManagerBasedRlEnv, command_name: str = "motion") -> to
 # --------------------------------------------------------------------------------------------
 
 
+def _body_error_exp(reference: torch.Tensor, actual: torch.Tensor, std: float) -> torch.Tensor:
+    """exp(-mean over bodies |reference - actual|^2 / std^2) of (num_envs, bodies, 3) vectors:
+    (num_envs,)."""
+    err = (reference - actual).square().sum(dim=-1)
+    return torch.exp(-err.mean(dim=-1) / std**2)
+
+
 def motion_global_anchor_position_error_exp(
     env: ManagerBasedRlEnv, std: float, command_name: str = "motion"
 ) -> torch.Tensor:
@@ -554,8 +561,7 @@ def motion_relative_body_position_error_exp(
     """exp(-mean over bodies |p_rel_ref - p|^2 / std^2), std in m."""
     cmd = _command(env, command_name)
     ids = cmd.body_subset(body_names)
-    err = (cmd.body_pos_relative_w[:, ids] - cmd.robot_body_pos_w[:, ids]).square().sum(dim=-1)
-    return torch.exp(-err.mean(dim=-1) / std**2)
+    return _body_error_exp(cmd.body_pos_relative_w[:, ids], cmd.robot_body_pos_w[:, ids], std)
 
 
 def motion_relative_body_orientation_error_exp(
@@ -580,8 +586,7 @@ def motion_global_body_linear_velocity_error_exp(
     """exp(-mean over bodies |v_ref - v|^2 / std^2), world velocities, std in m/s."""
     cmd = _command(env, command_name)
     ids = cmd.body_subset(body_names)
-    err = (cmd.body_lin_vel_w[:, ids] - cmd.robot_body_lin_vel_w[:, ids]).square().sum(dim=-1)
-    return torch.exp(-err.mean(dim=-1) / std**2)
+    return _body_error_exp(cmd.body_lin_vel_w[:, ids], cmd.robot_body_lin_vel_w[:, ids], std)
 
 
 def motion_global_body_angular_velocity_error_exp(
@@ -593,8 +598,7 @@ def motion_global_body_angular_velocity_error_exp(
     """exp(-mean over bodies |w_ref - w|^2 / std^2), world, std in rad/s."""
     cmd = _command(env, command_name)
     ids = cmd.body_subset(body_names)
-    err = (cmd.body_ang_vel_w[:, ids] - cmd.robot_body_ang_vel_w[:, ids]).square().sum(dim=-1)
-    return torch.exp(-err.mean(dim=-1) / std**2)
+    return _body_error_exp(cmd.body_ang_vel_w[:, ids], cmd.robot_body_ang_vel_w[:, ids], std)
 
 
 # --------------------------------------------------------------------------------------------
