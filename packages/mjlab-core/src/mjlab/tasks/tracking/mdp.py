@@ -24,6 +24,8 @@ import torch.nn.functional as F
 
 from mjlab.managers.command_manager import CommandTerm
 from mjlab.managers.manager_term_config import CommandTermCfg
+from mjlab.tasks.tracking.motion import Motion, check_joint_ranges, check_plausible
+from mjlab.tasks.tracking.synthetic import entity_synthetic_motion
 from mjlab.utils.math import (
     matrix_from_quat,
     quat_apply,
@@ -37,10 +39,10 @@ from mjlab.utils.math import (
     subtract_frame_transforms,
     yaw_quat,
 )
+from mjlab.utils.string import resolve_matching_names
 
 if TYPE_CHECKING:
     from mjlab.envs.manager_based_rl_env import ManagerBasedRlEnv
-    from mjlab.tasks.tracking.motion import Motion
 
 _POSE_KEYS = ("x", "y", "z", "roll", "pitch", "yaw")
 
@@ -92,8 +94,6 @@ class MotionCommand(CommandTerm):
         what = f"entity '{cfg.asset_name}'"
         motion.check_joints(self.robot.joint_names, what)
         if not cfg.motion_file.startswith("synthetic:"):
-            from mjlab.tasks.tracking.motion import check_joint_ranges, check_plausible
-
             # What a wrong conversion (degrees, quaternion order, units) makes is refused here,
             # not found later as episodes that end at their first step.
             label = f"motion file {cfg.motion_file}"
@@ -261,8 +261,6 @@ class MotionCommand(CommandTerm):
             return slice(None)
         key = tuple(names)
         if key not in self._subsets:
-            from mjlab.utils.string import resolve_matching_names
-
             ids, _ = resolve_matching_names(
                 key, self.body_names, what="tracked body", owner=f"command '{type(self).__name__}'"
             )
@@ -395,11 +393,7 @@ class MotionCommand(CommandTerm):
 def load_motion(cfg: MotionCommandCfg, robot, step_dt: float) -> Motion:
     """The motion of `cfg.motion_file`: a `.npz` path, or "synthetic:<clip>" for a clip made from
     the robot's own model about its default pose (`mjlab.tasks.tracking.synthetic`)."""
-    from mjlab.tasks.tracking.motion import Motion
-
     if cfg.motion_file.startswith("synthetic:"):
-        from mjlab.tasks.tracking.synthetic import entity_synthetic_motion
-
         clip = cfg.motion_file.partition(":")[2]
         return entity_synthetic_motion(robot.cfg, clip, 1.0 / step_dt, cfg.synthetic_foot_bodies)
     return Motion.load(cfg.motion_file)
