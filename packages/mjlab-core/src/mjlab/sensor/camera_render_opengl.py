@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import copy
 import os
-import sys
 from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
+
+from mjlab.deploy.headless import BACKENDS, display_missing, no_context_message
 
 if TYPE_CHECKING:
     import torch
 
 MAX_FRAMEBUFFER_SIDE = 2048
 """Largest side of the tiled framebuffer, pixels (below every GL's GL_MAX_RENDERBUFFER_SIZE)."""
-
-_HEADLESS_BACKENDS = ("egl", "osmesa")
 
 
 class CameraRenderError(RuntimeError):
@@ -36,22 +35,19 @@ def gl_context(width: int, height: int):
     """A current MuJoCo GL context of at least `width` x `height`.
 
     `MUJOCO_GL` set: MuJoCo's choice from it (`mujoco.gl_context`). Unset on Linux without a
-    display (no DISPLAY or WAYLAND_DISPLAY): EGL, then OSMesa, the order of
-    `mjlab.deploy.headless.BACKENDS` (which can only choose before mujoco is imported; this
-    picks a context class directly, so it works after). Otherwise GLFW (a window system).
+    display (`mjlab.deploy.headless.display_missing`): `mjlab.deploy.headless.BACKENDS` in
+    order, EGL then OSMesa (`choose_gl_backend` can only choose before mujoco is imported;
+    this picks a context class directly, so it works after). Otherwise GLFW (a window system).
 
     Raises:
         CameraRenderError: no backend could make a context (the message names each error).
     """
-    headless = sys.platform.startswith("linux") and not (
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    )
-    if os.environ.get("MUJOCO_GL") or not headless:
+    if os.environ.get("MUJOCO_GL") or not display_missing():
         from mujoco import gl_context as chosen
 
         candidates = [(os.environ.get("MUJOCO_GL") or "glfw", lambda: chosen.GLContext)]
     else:
-        candidates = [(name, _context_class(name)) for name in _HEADLESS_BACKENDS]
+        candidates = [(name, _context_class(name)) for name in BACKENDS]
     errors = []
     for name, get_class in candidates:
         try:
@@ -62,11 +58,8 @@ def gl_context(width: int, height: int):
             lines = str(error).strip().splitlines()
             errors.append(f"{name}: {lines[0] if lines else type(error).__name__}")
     raise CameraRenderError(
-        "No OpenGL context for the camera sensor ("
-        + "; ".join(errors)
-        + "). Headless: install EGL (libegl1 with a GPU driver or Mesa) or OSMesa (libosmesa6), "
-        "or set MUJOCO_GL=egl/osmesa before mujoco is imported; with a display, MUJOCO_GL=glfw. "
-        "Or use the MuJoCo Warp backend, whose camera renderer needs no OpenGL."
+        no_context_message("No OpenGL context for the camera sensor", errors)
+        + " Or use the MuJoCo Warp backend, whose camera renderer needs no OpenGL."
     )
 
 

@@ -3,7 +3,9 @@
 MuJoCo's Python bindings read `MUJOCO_GL` once, when `mujoco` is first imported: `egl` (a GPU
 driver or Mesa), `osmesa` (software) or, unset, GLFW, which needs a display. A command that
 renders (`play --video`, `deploy sim2sim --video`) calls `choose_gl_backend()` first, so that it
-renders headless with nothing set. Standard library only.
+renders headless with nothing set. Code that needs a context after mujoco is imported
+(mjlab-core's camera sensor) picks a context class itself, from the same `BACKENDS`, when
+`display_missing()`, and words its error with `no_context_message`. Standard library only.
 """
 
 from __future__ import annotations
@@ -11,9 +13,19 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 
 BACKENDS = ("egl", "osmesa")
 """Headless backends in the order they are tried."""
+
+INSTALL = "EGL (libegl1 with a GPU driver or Mesa) or OSMesa (libosmesa6)"
+"""What a machine without a display needs installed for MuJoCo to render."""
+
+AFTER_IMPORT_FIX = (
+    f"Headless: install {INSTALL}, or set MUJOCO_GL=egl/osmesa before mujoco is imported; "
+    "with a display, MUJOCO_GL=glfw."
+)
+"""The fix when no context could be made in a process where mujoco is already imported."""
 
 _PROBE = (
     "import mujoco; c = mujoco.GLContext(16, 16); c.make_current(); "
@@ -24,6 +36,24 @@ _PROBE = (
 
 class HeadlessGLError(RuntimeError):
     """No OpenGL backend that MuJoCo can render with here; the message says what to install."""
+
+
+def display_missing() -> bool:
+    """Whether this is Linux without a window system (neither DISPLAY nor WAYLAND_DISPLAY set),
+    where GLFW cannot make a context and only `BACKENDS` can."""
+    return sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+
+
+def no_context_message(what: str, errors: Sequence[str]) -> str:
+    """The error text for "no OpenGL context": `what (error; error). <AFTER_IMPORT_FIX>`.
+
+    Args:
+        what: the failure, e.g. "No OpenGL context for the camera sensor".
+        errors: one "backend: first line of its error" per backend tried.
+    """
+    return f"{what} ({'; '.join(errors)}). {AFTER_IMPORT_FIX}"
 
 
 def _works(backend: str) -> tuple[bool, str]:
@@ -74,8 +104,7 @@ def choose_gl_backend() -> str:
     raise HeadlessGLError(
         "No headless OpenGL for MuJoCo's renderer ("
         + "; ".join(errors)
-        + "). Install EGL (libegl1 with a GPU driver or Mesa) or OSMesa (libosmesa6), or on a "
-        "machine with a display set MUJOCO_GL=glfw."
+        + f"). Install {INSTALL}, or on a machine with a display set MUJOCO_GL=glfw."
     )
 
 

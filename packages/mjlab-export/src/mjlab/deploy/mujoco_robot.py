@@ -29,6 +29,7 @@ from mjlab.deploy.frames import (
     yaw_quat,
 )
 from mjlab.deploy.gains import actuator_for_joint, find_joint
+from mjlab.deploy.menagerie import menagerie_spec
 from mjlab.deploy.metadata import DeploymentMetadata
 from mjlab.deploy.motion import MotionPlayer
 from mjlab.deploy.policy import OnnxPolicy
@@ -133,25 +134,15 @@ class MujocoRobot:
 
         Raises:
             ValueError: the metadata names no Menagerie model.
-            FileNotFoundError: the model could not be downloaded or found (`MENAGERIE_ROOT`).
+            mjlab.deploy.menagerie.RobotModelError (a FileNotFoundError): the model could not
+                be downloaded or found (`MENAGERIE_ROOT`).
         """
         if not meta.robot.menagerie_name or not meta.robot.entry:
             raise ValueError(
                 "The policy metadata names no mujoco-menagerie model (robot.menagerie_name/entry); "
                 "pass a compiled model: MujocoRobot(policy, model=...) or Sim2Sim(policy, model=...)."
             )
-        import mujoco_menagerie
-
-        robot, entry = meta.robot.menagerie_name, meta.robot.entry
-        try:
-            spec = mujoco_menagerie.get(robot).spec(entry)
-        except mujoco_menagerie.MenagerieError as error:
-            cause = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            raise FileNotFoundError(
-                f"Could not load the robot model {robot}/{entry} from mujoco-menagerie "
-                f"({type(error).__name__}: {cause}). Offline, point MENAGERIE_ROOT at a local "
-                f"copy laid out as <robot>/<entry>.xml (here {robot}/{entry}.xml)."
-            ) from error
+        spec = menagerie_spec(meta.robot.menagerie_name, meta.robot.entry)
         if not any(g.type == mujoco.mjtGeom.mjGEOM_PLANE for g in spec.geoms):
             floor = spec.worldbody.add_geom(
                 name="sim2sim_floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.05]

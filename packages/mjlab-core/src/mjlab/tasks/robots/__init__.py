@@ -9,6 +9,9 @@ I qdd + kd qd + kp q = 0 (I = armature, link inertia neglected):
 
 The action scale is 0.25 * effort_limit / kp: a unit action asks for a quarter of the
 motor's torque at zero velocity, so exploration noise stays within what the motors can do.
+
+Models come from mujoco-menagerie through `menagerie_spec` and fail with `RobotModelError`, both
+`mjlab.deploy.menagerie`'s (the loader the robot side's `MujocoRobot` uses too), re-exported here.
 """
 
 from __future__ import annotations
@@ -16,10 +19,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import mujoco
-import mujoco_menagerie
-
 from mjlab.actuator import PositionActuatorCfg
+from mjlab.deploy.menagerie import RobotModelError as RobotModelError
+from mjlab.deploy.menagerie import menagerie_spec as menagerie_spec
 from mjlab.entity import CollisionCfg, EntityArticulationInfoCfg, EntityCfg, InitialStateCfg
 from mjlab.utils.config import Config
 
@@ -27,28 +29,6 @@ NATURAL_FREQ = 10.0 * 2.0 * math.pi
 """w, rad/s (10 Hz)."""
 DAMPING_RATIO = 2.0
 """z (overdamped: no oscillation about the target)."""
-
-
-class RobotModelError(RuntimeError):
-    """A robot model could not be loaded from mujoco-menagerie (e.g. offline, not downloaded)."""
-
-
-def menagerie_spec(robot: str, entry: str) -> mujoco.MjSpec:
-    """A fresh MjSpec of Menagerie's `robot`/`entry` (downloaded on first use).
-
-    Raises:
-        RobotModelError: the model could not be downloaded or loaded; the message says how to
-            use a local copy (`MENAGERIE_ROOT`).
-    """
-    try:
-        return mujoco_menagerie.get(robot).spec(entry)
-    except mujoco_menagerie.MenagerieError as error:
-        cause = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise RobotModelError(
-            f"Could not load the robot model {robot}/{entry} from mujoco-menagerie "
-            f"({type(error).__name__}: {cause}). Offline, point MENAGERIE_ROOT at a local "
-            f"copy laid out as <robot>/<entry>.xml (here {robot}/{entry}.xml)."
-        ) from error
 
 
 def pd_gains(
