@@ -10,6 +10,11 @@ Conventions used by every function here:
 - Euler angles are extrinsic x-y-z (roll about world x, then pitch about world y, then yaw about
   world z), i.e. ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``. Angles are in radians.
 - Results keep the dtype and device of the inputs.
+
+These run inside the env step, batched on the simulation's device. Their numpy twins for the
+robot side and offline (numpy) code are `mjlab.deploy.frames` (`quat_mul`, `quat_conjugate`,
+`quat_rotate`, `quat_rotate_inverse`, `projected_gravity`, `heading`, `yaw_quat`,
+`rotation_vector`); `tests/test_frame_math_twins.py` pins that the two compute the same values.
 """
 
 from __future__ import annotations

@@ -3,9 +3,8 @@
 A tracking policy (`Mjlab-Tracking-*`) reads, besides the robot's state, terms made from the
 reference motion at the current frame: the command (reference joint positions and velocities)
 and the reference anchor pose in the robot's anchor frame. `MotionPlayer` loads the motion file
-(`.npz`, the layout of `mjlab.tasks.tracking.motion`), checks that it is the motion the policy
-was trained on (`DeploymentMetadata.motion.content_hash`), and produces those terms one frame
-per control step:
+(`.npz`, the schema below), checks that it is the motion the policy was trained on
+(`DeploymentMetadata.motion.content_hash`), and produces those terms one frame per control step:
 
     player = MotionPlayer("motion.npz", policy.metadata)   # train writes it beside policy.onnx
     player.reset(0, anchor_pos_w, anchor_quat_w)      # frame 0, moved over the robot's anchor
@@ -18,12 +17,33 @@ Give `reset` the robot's anchor pose (or call `align`): the whole reference is t
 shifted about the world z axis so that its anchor is over the robot's with the robot's heading.
 A robot does not stand where the motion was recorded, and training only saw a few centimetres
 and 0.2 rad of difference at a start.
+
+The motion file's schema lives here, once, for both sides (mjlab-core's
+`mjlab.tasks.tracking.motion.Motion` writes and reads it with the same constants and checks): a
+numpy `.npz` archive with these entries (T frames, J joints, B bodies):
+
+| key | shape, dtype | meaning |
+|---|---|---|
+| `fps` | () float64 | frames per second |
+| `joint_names` | (J,) str | the model's hinge/slide joints, in model order |
+| `body_names` | (B,) str | the robot's bodies, in model order (no world body) |
+| `joint_pos` | (T, J) float32 | joint positions, rad (m for slide joints) |
+| `joint_vel` | (T, J) float32 | joint velocities, rad/s |
+| `body_pos_w` | (T, B, 3) float32 | body frame origins, world, m |
+| `body_quat_w` | (T, B, 4) float32 | body orientations, world, wxyz |
+| `body_lin_vel_w` | (T, B, 3) float32 | linear velocities of the body origins, world, m/s |
+| `body_ang_vel_w` | (T, B, 3) float32 | angular velocities, world, rad/s |
+| `source` | () str | optional: where the motion came from (e.g. "synthetic: squat") |
+
+`REQUIRED_KEYS` are the entries a file must have, `array_shapes` the arrays' shapes,
+`check_motion` the checks of their values and `motion_content_hash` the motion's identity.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -48,18 +68,84 @@ ARRAY_FIELDS = (
     "body_lin_vel_w",
     "body_ang_vel_w",
 )
-"""The per-frame arrays of a motion file, in hash order."""
+"""The per-frame arrays of a motion file, in the order `motion_content_hash` reads them."""
+
+REQUIRED_KEYS = ("fps", "joint_names", "body_names", *ARRAY_FIELDS)
+"""The entries every motion file has (`source` is optional)."""
+
+QUAT_NORM_TOL = 1e-2
+"""Largest |norm - 1| of a motion's body quaternions (float32, written by forward kinematics)."""
 
 TERMS = ("generated_commands", "motion_anchor_pos_b", "motion_anchor_ori_b")
 """Observation funcs a `MotionPlayer` provides."""
 
 
+def missing_keys(entries: Collection[str]) -> list[str]:
+    """The `REQUIRED_KEYS` that `entries` (an archive's names) lacks, in `REQUIRED_KEYS` order."""
+    return [k for k in REQUIRED_KEYS if k not in entries]
+
+
+def array_shapes(num_frames: int, num_joints: int, num_bodies: int) -> dict[str, tuple[int, ...]]:
+    """The shape of each of `ARRAY_FIELDS` for a motion of T frames, J joints, B bodies:
+    (T, J) for joint arrays, (T, B, 3) for positions and velocities, (T, B, 4) for quaternions.
+    """
+    t, j, b = num_frames, num_joints, num_bodies
+    return {
+        "joint_pos": (t, j),
+        "joint_vel": (t, j),
+        "body_pos_w": (t, b, 3),
+        "body_quat_w": (t, b, 4),
+        "body_lin_vel_w": (t, b, 3),
+        "body_ang_vel_w": (t, b, 3),
+    }
+
+
+def check_motion(
+    joint_names: Sequence[str],
+    body_names: Sequence[str],
+    arrays: Mapping[str, np.ndarray],
+    owner: str = "Motion",
+) -> None:
+    """Raise ValueError unless a motion's arrays are consistent: at least 2 frames, each of
+    `ARRAY_FIELDS` of its `array_shapes` and finite, unit body quaternions (`QUAT_NORM_TOL`).
+
+    Args:
+        joint_names: the J joint names.
+        body_names: the B body names.
+        arrays: every one of `ARRAY_FIELDS`, as arrays (T frames from `joint_pos`).
+        owner: names the fields in the messages (`<owner>.<field>`).
+
+    Raises:
+        ValueError: the first inconsistency, naming the field (and the first bad frame).
+    """
+    t, j, b = arrays["joint_pos"].shape[0], len(joint_names), len(body_names)
+    if t < 2:
+        raise ValueError(f"{owner} has {t} frames; a motion needs at least 2.")
+    for name, shape in array_shapes(t, j, b).items():
+        value = arrays[name]
+        if value.shape != shape:
+            raise ValueError(
+                f"{owner}.{name} has shape {value.shape}; expected {shape} "
+                f"({t} frames, {j} joint names, {b} body names)."
+            )
+        if not np.isfinite(value).all():
+            frame = int(np.argwhere(~np.isfinite(value))[0, 0])
+            raise ValueError(f"{owner}.{name} has NaN/Inf values (first at frame {frame}).")
+    norm = np.linalg.norm(arrays["body_quat_w"], axis=-1)
+    if np.abs(norm - 1.0).max() > QUAT_NORM_TOL:
+        frame = int(np.argwhere(np.abs(norm - 1.0) > QUAT_NORM_TOL)[0, 0])
+        raise ValueError(f"{owner}.body_quat_w is not unit (first at frame {frame}).")
+
+
 def motion_content_hash(
-    fps: float, joint_names: list[str], body_names: list[str], arrays: dict[str, np.ndarray]
+    fps: float,
+    joint_names: Sequence[str],
+    body_names: Sequence[str],
+    arrays: Mapping[str, np.ndarray],
 ) -> str:
-    """sha256 (hex) of a motion's fps, names and float32 arrays: the same digest as
-    `mjlab.tasks.tracking.motion.Motion.content_hash` (a test in the repository checks that
-    the two agree)."""
+    """sha256 (hex) of a motion's fps, names and float32 arrays: equal for equal motions,
+    whatever the archive's compression or timestamps. `Motion.content_hash` (mjlab-core) is
+    this function; an exported tracking policy records it (`MotionSpec.content_hash`)."""
     h = hashlib.sha256()
     h.update(repr(float(fps)).encode())
     h.update("\n".join(joint_names).encode() + b"\0")
@@ -93,8 +179,9 @@ class MotionPlayer:
     Raises:
         FileNotFoundError: no such file.
         ValueError: the policy is not a tracking policy, the file is not a motion file or is
-            damaged (a zip entry that fails its CRC-32), or it is not the motion the policy was
-            trained on (a different content hash, joints or rate).
+            damaged (a zip entry that fails its CRC-32), it is not the motion the policy was
+            trained on (a different content hash, joints or rate), or its arrays are
+            inconsistent (`check_motion`).
     """
 
     def __init__(self, path: str | os.PathLike, metadata: DeploymentMetadata):
@@ -113,9 +200,7 @@ class MotionPlayer:
         except Exception as err:
             raise ValueError(f"{self.path} is not a numpy .npz motion file: {err}") from err
         with archive:
-            missing = [
-                k for k in ("fps", "joint_names", "body_names", *ARRAY_FIELDS) if k not in archive
-            ]
+            missing = missing_keys(archive)
             if missing:
                 raise ValueError(f"{self.path} is not an mjlab motion file: it lacks {missing}.")
             fps = float(archive["fps"])
@@ -134,6 +219,10 @@ class MotionPlayer:
                 f"source '{spec.source}'). Use the motion.npz that train wrote beside "
                 f"policy.onnx (<stem>_motion.npz beside a file export-onnx wrote){remake}."
             )
+        try:
+            check_motion(joint_names, body_names, arrays)
+        except ValueError as err:  # the hash does not cover the arrays' shapes
+            raise ValueError(f"{self.path}: {err}") from err
         command = next((c for c in metadata.commands if c.name == spec.command_name), None)
         if command is None or command.dim != 2 * len(joint_names):
             raise ValueError(

@@ -1,20 +1,12 @@
 """Reference motions for whole-body tracking: the `.npz` motion file, forward kinematics of a
 joint trajectory, and conversion from a retargeted CSV.
 
-A motion file is a numpy `.npz` archive with these entries (T frames, J joints, B bodies):
-
-| key | shape, dtype | meaning |
-|---|---|---|
-| `fps` | () float64 | frames per second |
-| `joint_names` | (J,) str | the model's hinge/slide joints, in model order |
-| `body_names` | (B,) str | the robot's bodies, in model order (no world body) |
-| `joint_pos` | (T, J) float32 | joint positions, rad (m for slide joints) |
-| `joint_vel` | (T, J) float32 | joint velocities, rad/s |
-| `body_pos_w` | (T, B, 3) float32 | body frame origins, world, m |
-| `body_quat_w` | (T, B, 4) float32 | body orientations, world, wxyz |
-| `body_lin_vel_w` | (T, B, 3) float32 | linear velocities of the body origins, world, m/s |
-| `body_ang_vel_w` | (T, B, 3) float32 | angular velocities, world, rad/s |
-| `source` | () str | where the motion came from (e.g. "synthetic: squat", a CSV's name) |
+A motion file is a numpy `.npz` archive whose schema (keys, shapes, dtypes, units), checks and
+content hash are `mjlab.deploy.motion`'s (`REQUIRED_KEYS`, `ARRAY_FIELDS`, `array_shapes`,
+`check_motion`, `motion_content_hash`), the one definition that the robot side's `MotionPlayer`
+reads the same file with. Per frame: joint positions and velocities (T, J), and every body's
+world pose and velocities (T, B, ...), float32; plus `fps`, `joint_names`, `body_names` and
+an optional `source`.
 
 Velocities are central finite differences of the poses (one-sided at the ends), so a file is
 consistent with its own poses. `Motion.content_hash()` identifies a motion by its contents (not
@@ -23,7 +15,6 @@ by the archive's bytes); an exported tracking policy records it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import zipfile
 import zlib
@@ -33,25 +24,20 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-ARRAY_FIELDS = (
-    "joint_pos",
-    "joint_vel",
-    "body_pos_w",
-    "body_quat_w",
-    "body_lin_vel_w",
-    "body_ang_vel_w",
-)
-"""The per-frame arrays of a motion file, in the order `Motion.content_hash` reads them."""
-_QUAT_NORM_TOL = 1e-2
+from mjlab.deploy.frames import quat_conjugate, quat_mul, rotation_vector
+from mjlab.deploy.frames import quat_slerp as quat_slerp
+from mjlab.deploy.motion import ARRAY_FIELDS as ARRAY_FIELDS
+from mjlab.deploy.motion import QUAT_NORM_TOL as _QUAT_NORM_TOL
+from mjlab.deploy.motion import check_motion, missing_keys, motion_content_hash
 
 
 @dataclass(frozen=True)
 class Motion:
-    """A reference motion (see the module docstring for the file layout).
+    """A reference motion (the file layout: `mjlab.deploy.motion`).
 
     Raises:
         ValueError: inconsistent shapes, a non-positive fps, non-finite values or non-unit
-            quaternions (the message names the field).
+            quaternions (`mjlab.deploy.motion.check_motion`; the message names the field).
     """
 
     fps: float
@@ -74,31 +60,9 @@ class Motion:
             )
         for name in ARRAY_FIELDS:
             object.__setattr__(self, name, np.asarray(getattr(self, name), dtype=np.float32))
-        t, j, b = self.joint_pos.shape[0], len(self.joint_names), len(self.body_names)
-        expected = {
-            "joint_pos": (t, j),
-            "joint_vel": (t, j),
-            "body_pos_w": (t, b, 3),
-            "body_quat_w": (t, b, 4),
-            "body_lin_vel_w": (t, b, 3),
-            "body_ang_vel_w": (t, b, 3),
-        }
-        if t < 2:
-            raise ValueError(f"Motion has {t} frames; a motion needs at least 2.")
-        for name, shape in expected.items():
-            value = getattr(self, name)
-            if value.shape != shape:
-                raise ValueError(
-                    f"Motion.{name} has shape {value.shape}; expected {shape} "
-                    f"({t} frames, {j} joint names, {b} body names)."
-                )
-            if not np.isfinite(value).all():
-                frame = int(np.argwhere(~np.isfinite(value))[0, 0])
-                raise ValueError(f"Motion.{name} has NaN/Inf values (first at frame {frame}).")
-        norm = np.linalg.norm(self.body_quat_w, axis=-1)
-        if np.abs(norm - 1.0).max() > _QUAT_NORM_TOL:
-            frame = int(np.argwhere(np.abs(norm - 1.0) > _QUAT_NORM_TOL)[0, 0])
-            raise ValueError(f"Motion.body_quat_w is not unit (first at frame {frame}).")
+        check_motion(
+            self.joint_names, self.body_names, {name: getattr(self, name) for name in ARRAY_FIELDS}
+        )
 
     @property
     def num_frames(self) -> int:
@@ -111,14 +75,13 @@ class Motion:
 
     def content_hash(self) -> str:
         """sha256 (hex) of fps, names and the float32 arrays: equal for equal motions, whatever
-        the archive's compression or timestamps."""
-        h = hashlib.sha256()
-        h.update(repr(float(self.fps)).encode())
-        h.update("\n".join(self.joint_names).encode() + b"\0")
-        h.update("\n".join(self.body_names).encode() + b"\0")
-        for name in ARRAY_FIELDS:
-            h.update(np.ascontiguousarray(getattr(self, name), dtype="<f4").tobytes())
-        return h.hexdigest()
+        the archive's compression or timestamps (`mjlab.deploy.motion.motion_content_hash`)."""
+        return motion_content_hash(
+            self.fps,
+            self.joint_names,
+            self.body_names,
+            {name: getattr(self, name) for name in ARRAY_FIELDS},
+        )
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the motion as `.npz` (compressed); returns the path written."""
@@ -161,9 +124,7 @@ class Motion:
         except Exception as err:
             raise ValueError(f"{path} is not a numpy .npz motion file ({_reason(err)}).") from err
         with archive:
-            missing = [
-                k for k in ("fps", "joint_names", "body_names", *ARRAY_FIELDS) if k not in archive
-            ]
+            missing = missing_keys(archive)
             if missing:
                 raise ValueError(
                     f"{path} is not an mjlab motion file: it lacks {missing}. See "
@@ -198,51 +159,8 @@ class Motion:
 
 
 # --------------------------------------------------------------------------------------------
-# Quaternions (numpy, wxyz).
+# Angular velocity of sampled orientations (quaternion math: mjlab.deploy.frames).
 # --------------------------------------------------------------------------------------------
-
-
-def _qmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    aw, ax, ay, az = np.moveaxis(a, -1, 0)
-    bw, bx, by, bz = np.moveaxis(b, -1, 0)
-    return np.stack(
-        [
-            aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-        ],
-        axis=-1,
-    )
-
-
-def _qconj(q: np.ndarray) -> np.ndarray:
-    return q * np.array([1.0, -1.0, -1.0, -1.0])
-
-
-def _rotation_vector(q: np.ndarray) -> np.ndarray:
-    """Axis * angle (rad) of unit quaternions, angle in [0, pi]."""
-    q = np.where(q[..., :1] < 0, -q, q)
-    v = q[..., 1:]
-    s = np.linalg.norm(v, axis=-1, keepdims=True)
-    angle = 2.0 * np.arctan2(s, q[..., :1])
-    # angle / sin(angle / 2) -> 2 as the angle -> 0.
-    scale = np.where(s > 1e-12, angle / np.maximum(s, 1e-12), 2.0)
-    return v * scale
-
-
-def quat_slerp(q0: np.ndarray, q1: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Spherical linear interpolation of unit quaternions (..., 4) at fractions t (...)."""
-    dot = (q0 * q1).sum(-1)
-    q1 = np.where(dot[..., None] < 0, -q1, q1)
-    dot = np.abs(dot).clip(max=1.0)
-    theta = np.arccos(dot)
-    sin = np.sin(theta)
-    small = sin < 1e-6
-    w0 = np.where(small, 1.0 - t, np.sin((1.0 - t) * theta) / np.where(small, 1.0, sin))
-    w1 = np.where(small, t, np.sin(t * theta) / np.where(small, 1.0, sin))
-    q = w0[..., None] * q0 + w1[..., None] * q1
-    return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
 def angular_velocity(quat: np.ndarray, dt: float) -> np.ndarray:
@@ -255,7 +173,9 @@ def angular_velocity(quat: np.ndarray, dt: float) -> np.ndarray:
     span = np.full(quat.shape[0], 2.0 * dt)
     span[0] = span[-1] = dt
     # q_next = dq * q_prev with dq in the world frame.
-    return _rotation_vector(_qmul(nxt, _qconj(prv))) / span.reshape(-1, *([1] * (quat.ndim - 1)))
+    return rotation_vector(quat_mul(nxt, quat_conjugate(prv))) / span.reshape(
+        -1, *([1] * (quat.ndim - 1))
+    )
 
 
 # --------------------------------------------------------------------------------------------
