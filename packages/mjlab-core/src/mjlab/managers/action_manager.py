@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from mjlab.deploy.metadata import JointActionSpec, joint_action_spec
 from mjlab.managers.description import ActionTermDescription
 from mjlab.managers.manager_base import ClassTermManager
 from mjlab.managers.manager_term_config import ActionTermCfg
@@ -84,6 +85,16 @@ class ActionManager(ClassTermManager):
         """Every action term's description (`ActionTerm.describe`, plus its name), in the order
         their slices appear in the policy action."""
         return [ActionTermDescription(name=name, **t.describe()) for name, t in self.terms.items()]
+
+    def deployment_spec(self) -> JointActionSpec:
+        """The action in the policy file's schema: the one joint action term as a
+        `mjlab.deploy.metadata.JointActionSpec`, built from `describe()` (`joint_action_spec`).
+
+        Raises:
+            mjlab.deploy.metadata.UnsupportedTermError: several action terms, or one that does
+                not command joints (the message names the terms).
+        """
+        return joint_action_spec(self.describe())
 
     def process_action(self, action: torch.Tensor) -> None:
         """Validate and store the policy action, then let each term process its slice.

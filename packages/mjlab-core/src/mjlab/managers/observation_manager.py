@@ -8,6 +8,7 @@ import warnings
 
 import torch
 
+from mjlab.deploy.metadata import ObservationTermSpec, observation_term_spec, require_concatenated
 from mjlab.managers.description import (
     ObservationGroupDescription,
     ObservationTermDescription,
@@ -837,6 +838,20 @@ class ObservationManager(ManagerBase):
             concatenate_terms=bool(self.cfg[group_name].concatenate_terms),
             terms=terms,
         )
+
+    def deployment_spec(self, group_name: str) -> list[ObservationTermSpec]:
+        """The group in the policy file's schema: one `mjlab.deploy.ObservationTermSpec` per
+        term, in order, built from `describe(group_name)` (`observation_term_spec`). What
+        mjlab-export writes into the file's metadata and the robot-side runtime reproduces.
+
+        Raises:
+            KeyError: no such group (the message lists the groups).
+            mjlab.deploy.metadata.UnsupportedTermError: the group is not concatenated, or a
+                term is not flat or keeps an unflattened history (the message names the term).
+        """
+        description = self.describe(group_name)
+        require_concatenated(group_name, description["concatenate_terms"])
+        return [observation_term_spec(group_name, **term) for term in description["terms"]]
 
     def flush_warnings(self) -> None:
         """Issue the `nan_policy="warn"` reports still waiting for their copy from the GPU (a

@@ -188,6 +188,164 @@ class ObservationTermSpec(Config):
         return self.dim * max(self.history_length, 1)
 
 
+class UnsupportedTermError(ValueError):
+    """A term of the training env that the robot-side runtime cannot reproduce exactly; the
+    message names the term and what to change. `mjlab.export` raises it as its `ExportError`."""
+
+
+def require_concatenated(group: str, concatenate_terms: bool) -> None:
+    """Raise UnsupportedTermError unless observation group `group` is one vector (its terms
+    concatenated): the policy file takes one observation vector."""
+    if not concatenate_terms:
+        raise UnsupportedTermError(
+            f"Observation group '{group}' has concatenate_terms=False: the policy file takes one "
+            "observation vector. Set concatenate_terms=True for the exported group."
+        )
+
+
+def observation_term_spec(
+    group: str,
+    *,
+    name: str,
+    func: str,
+    shape: Sequence[int],
+    clip: list[float] | None,
+    scale: float | list[float] | None,
+    delay: int,
+    history_length: int,
+    flatten_history_dim: bool,
+    params: Mapping[str, Any],
+) -> ObservationTermSpec:
+    """One term of a training env's observation group as the policy file's spec. The keywords
+    are the training side's per-term description (mjlab-core's
+    `ObservationManager.describe(group)["terms"]`), so that a manager describes itself with
+    `observation_term_spec(group, **term)`.
+
+    Args:
+        group: the term's group, for messages.
+        name, func, clip, scale, delay, history_length, params: as `ObservationTermSpec`; a
+            param that is an entity selection naming nothing but the entity ({"entity": name})
+            is dropped (it tells a robot nothing).
+        shape: the per-step value's shape per env; one axis (its length is `dim`).
+        flatten_history_dim: whether a history is flattened to (history_length * dim,).
+
+    Raises:
+        UnsupportedTermError: a per-step value of more than one axis, or a history kept as
+            (history_length, dim): a flat observation vector cannot hold either.
+        ValueError: a malformed field (`ObservationTermSpec`).
+    """
+    where = f"Observation term '{group}/{name}'"
+    if len(shape) != 1:
+        raise UnsupportedTermError(
+            f"{where} has per-step shape {tuple(shape)}; the policy file reads flat terms "
+            "(one axis). Flatten the term in its function, or leave it out of the group."
+        )
+    if history_length > 0 and not flatten_history_dim:
+        raise UnsupportedTermError(
+            f"{where} has flatten_history_dim=False: its value is (history, dim), which a "
+            "flat observation vector cannot hold. Set flatten_history_dim=True (on the term "
+            "or the group) to export it."
+        )
+    return ObservationTermSpec(
+        name=name,
+        func=func,
+        dim=int(shape[0]),
+        scale=scale,
+        clip=clip,
+        history_length=history_length,
+        delay=delay,
+        params={
+            k: v for k, v in params.items() if not (isinstance(v, dict) and set(v) == {"entity"})
+        },
+    )
+
+
+@dataclass(kw_only=True)
+class JointActionSpec(Config):
+    """The one joint action term a policy file drives, as the training env describes it
+    (mjlab-core's `ActionManager.deployment_spec()`, built by `joint_action_spec`). Not written
+    to the file itself: its values become `DeploymentMetadata`'s action fields
+    (`joint_names`, gains, `action_scale`/`offset`/`clip`, joint limits, `action_type`), which
+    validate them. Per-joint lists follow `joint_names`.
+    """
+
+    name: str
+    """Term name, e.g. "joint_pos"."""
+    type: str
+    """Class name of the term, e.g. "JointPositionAction"."""
+    action_type: str
+    """One of `ACTION_TYPES`."""
+    entity: str
+    """Entity the term drives, e.g. "robot"."""
+    joint_names: list[str]
+    """Joints in action order."""
+    scale: list[float]
+    """Per-joint multiplier of the action (-> `action_scale`)."""
+    offset: list[float]
+    """Per-joint offset, the command's unit (-> `action_offset`)."""
+    clip: list[float] | None
+    """[min, max] of the processed action, or None (-> `action_clip`)."""
+    stiffness: list[float]
+    """Per-joint PD kp, N m/rad."""
+    damping: list[float]
+    """Per-joint PD kd, N m s/rad."""
+    effort_limit: list[float]
+    """Per-joint actuator force limit, N m (inf: none)."""
+    armature: list[float]
+    """Per-joint armature, kg m^2."""
+    default_joint_pos: list[float]
+    """Per-joint default position, rad."""
+    joint_pos_limits: list[list[float]]
+    """Per-joint [lower, upper], rad (+-inf: unlimited)."""
+    joint_vel_limit: list[float | None]
+    """Per-joint speed limit of the entity's config, rad/s; None where the config states none
+    (the exporter then needs one from its caller)."""
+    clamp_to_joint_limits: bool = False
+    """Position terms: targets clamped to `joint_pos_limits` after `clip`."""
+
+
+def joint_action_spec(terms: Sequence[Mapping[str, Any]]) -> JointActionSpec:
+    """A training env's action terms (mjlab-core's `ActionManager.describe()`: one dict per
+    term, in action order) as the one joint action term a policy file drives.
+
+    Raises:
+        UnsupportedTermError: no terms, several (a policy file drives one), or a term that does
+            not command joints (its `action_type` is not one of `ACTION_TYPES`).
+    """
+    if not terms:
+        raise UnsupportedTermError("The env has no action terms to describe.")
+    if len(terms) > 1:
+        raise UnsupportedTermError(
+            f"The env has {len(terms)} action terms {[t['name'] for t in terms]}; a policy file "
+            "drives one joint action term. Merge them into one term (one regex list of joints)."
+        )
+    (term,) = terms
+    if term.get("action_type") not in ACTION_TYPES:
+        raise UnsupportedTermError(
+            f"Action term '{term['name']}' ({term['type']}) does not command joints; the robot "
+            "runtime reproduces joint position, velocity and effort terms only."
+        )
+    names = list(term["joint_names"])
+    return JointActionSpec(
+        name=term["name"],
+        type=term["type"],
+        action_type=term["action_type"],
+        entity=term["entity"],
+        joint_names=names,
+        scale=term["scale"],
+        offset=term["offset"],
+        clip=term["clip"],
+        stiffness=term["stiffness"],
+        damping=term["damping"],
+        effort_limit=term["effort_limit"],
+        armature=term["armature"],
+        default_joint_pos=term["default_joint_pos"],
+        joint_pos_limits=term["joint_pos_limits"],
+        joint_vel_limit=list(term.get("joint_vel_limit") or [None] * len(names)),
+        clamp_to_joint_limits=bool(term.get("clamp_to_joint_limits", False)),
+    )
+
+
 @dataclass(kw_only=True)
 class CommandSpec(Config):
     """A command the policy follows.

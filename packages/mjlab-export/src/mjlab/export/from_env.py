@@ -1,4 +1,11 @@
-"""Build `DeploymentMetadata` from a live mjlab env (duck-typed: no mjlab-core import)."""
+"""Build `DeploymentMetadata` from a live mjlab env (duck-typed: no mjlab-core import).
+
+The env describes its observations and its action in the file's schema itself
+(`ObservationManager.deployment_spec`, `ActionManager.deployment_spec`, built with
+`mjlab.deploy.metadata`'s `observation_term_spec` and `joint_action_spec`); this module adds
+what the managers do not hold (commands, the motion, images, the model's contact parameters)
+and turns the schema's `UnsupportedTermError` into `ExportError`.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +18,11 @@ from mjlab.deploy.metadata import (
     CommandSpec,
     DeploymentMetadata,
     ImageInputSpec,
+    JointActionSpec,
     MotionSpec,
     ObservationTermSpec,
     RobotModelSpec,
+    UnsupportedTermError,
 )
 
 _PACKAGES = ("mjlab-core", "mjlab-rl", "mjlab-export", "mujoco", "torch", "rsl-rl-lib", "onnx")
@@ -42,61 +51,24 @@ def _menagerie_oid(name: str) -> str | None:
         return None
 
 
-class ExportError(ValueError):
+class ExportError(UnsupportedTermError):
     """The env computes something the robot-side runtime cannot reproduce exactly; the
-    message names the term and says what to change."""
+    message names the term and says what to change. A ValueError."""
 
 
 def _observation_specs(env: Any, group: str) -> list[ObservationTermSpec]:
     om = env.observation_manager
-    if not hasattr(om, "describe"):
+    if not hasattr(om, "deployment_spec"):
         raise ExportError(
-            "The env's observation manager has no describe(); export needs mjlab-core with "
-            "deployment descriptions (upgrade mjlab-core)."
+            "The env's observation manager has no deployment_spec(); export needs mjlab-core "
+            "with deployment descriptions (upgrade mjlab-core)."
         )
     try:
-        description = om.describe(group)
+        return om.deployment_spec(group)
     except KeyError as err:
         raise ExportError(str(err.args[0]) if err.args else str(err)) from err
-    if not description["concatenate_terms"]:
-        raise ExportError(
-            f"Observation group '{group}' has concatenate_terms=False: the policy file takes one "
-            "observation vector. Set concatenate_terms=True for the exported group."
-        )
-    specs = []
-    for term in description["terms"]:
-        where = f"Observation term '{group}/{term['name']}'"
-        shape = term["shape"]
-        if len(shape) != 1:
-            raise ExportError(
-                f"{where} has per-step shape {tuple(shape)}; the policy file reads flat terms "
-                "(one axis). Flatten the term in its function, or leave it out of the group."
-            )
-        if term["history_length"] > 0 and not term["flatten_history_dim"]:
-            raise ExportError(
-                f"{where} has flatten_history_dim=False: its value is (history, dim), which a "
-                "flat observation vector cannot hold. Set flatten_history_dim=True (on the term "
-                "or the group) to export it."
-            )
-        # An entity selection that selects nothing in particular says nothing to the robot.
-        params = {
-            k: v
-            for k, v in term["params"].items()
-            if not (isinstance(v, dict) and set(v) == {"entity"})
-        }
-        specs.append(
-            ObservationTermSpec(
-                name=term["name"],
-                func=term["func"],
-                dim=int(shape[0]),
-                scale=term["scale"],
-                clip=term["clip"],
-                history_length=term["history_length"],
-                delay=term["delay"],
-                params=params,
-            )
-        )
-    return specs
+    except UnsupportedTermError as err:
+        raise ExportError(str(err)) from err
 
 
 IMAGE_TERMS = {"camera_rgb": "rgb", "camera_depth": "depth"}
@@ -171,36 +143,25 @@ def _image_specs(env: Any, groups: tuple[str, ...]) -> list[ImageInputSpec]:
     return specs
 
 
-def _action_term(env: Any) -> dict:
+def _action_term(env: Any) -> JointActionSpec:
     am = env.action_manager
-    if not hasattr(am, "describe"):
+    if not hasattr(am, "deployment_spec"):
         raise ExportError(
-            "The env's action manager has no describe(); export needs mjlab-core with "
+            "The env's action manager has no deployment_spec(); export needs mjlab-core with "
             "deployment descriptions (upgrade mjlab-core)."
         )
-    terms = am.describe()
-    if not terms:
-        raise ExportError("The env has no action terms to describe.")
-    if len(terms) > 1:
-        raise ExportError(
-            f"The env has {len(terms)} action terms {[t['name'] for t in terms]}; a policy file "
-            "drives one joint action term. Merge them into one term (one regex list of joints)."
-        )
-    (term,) = terms
-    if term.get("action_type") not in ("joint_position", "joint_velocity", "joint_effort"):
-        raise ExportError(
-            f"Action term '{term['name']}' ({term['type']}) does not command joints; the robot "
-            "runtime reproduces joint position, velocity and effort terms only."
-        )
-    return term
+    try:
+        return am.deployment_spec()
+    except UnsupportedTermError as err:
+        raise ExportError(str(err)) from err
 
 
 def _joint_vel_limits(
-    term: dict, override: float | Sequence[float] | Mapping[str, float] | None
+    term: JointActionSpec, override: float | Sequence[float] | Mapping[str, float] | None
 ) -> list[float]:
     """Per action joint speed limit: the override where it gives one, else the entity's."""
-    names = list(term["joint_names"])
-    limits: list[float | None] = list(term.get("joint_vel_limit") or [None] * len(names))
+    names = list(term.joint_names)
+    limits: list[float | None] = list(term.joint_vel_limit)
     if isinstance(override, Mapping):
         unknown = sorted(set(override) - set(names))
         if unknown:
@@ -220,7 +181,7 @@ def _joint_vel_limits(
     missing = [n for n, v in zip(names, limits, strict=True) if v is None]
     if missing:
         raise ExportError(
-            f"No speed limit for joints {missing} of entity '{term['entity']}': the robot's "
+            f"No speed limit for joints {missing} of entity '{term.entity}': the robot's "
             "control loop needs one to fault on a runaway joint. Set "
             f"EntityCfg.joint_vel_limit from the motor data sheet (rad/s), pass "
             "joint_vel_limit= to metadata_from_env, or state math.inf for no limit."
@@ -238,8 +199,9 @@ def metadata_from_env(
 ) -> DeploymentMetadata:
     """Describe `env`'s action term and its `actor_group` observation group for a robot.
 
-    Built from `ObservationManager.describe(actor_group)` and `ActionManager.describe()`
-    (mjlab-core's plain-data descriptions): per-joint values follow the action term's joint
+    Built from `ObservationManager.deployment_spec(actor_group)` and
+    `ActionManager.deployment_spec()` (mjlab-core describing itself in this schema): per-joint
+    values follow the action term's joint
     order and the compiled model's nominal gains, not any per-env randomization; observation
     noise is training-only and left out.
 
@@ -268,7 +230,7 @@ def metadata_from_env(
     observations = _observation_specs(env, actor_group)
     images = _image_specs(env, tuple(image_groups))
     term = _action_term(env)
-    entity = env.scene[term["entity"]]
+    entity = env.scene[term.entity]
     commands = []
     motion = None
     for name, cmd in env.command_manager.terms.items():
@@ -324,20 +286,20 @@ def metadata_from_env(
             init_rot=[float(v) for v in init.rot],
             geom_params=geom_params,
         ),
-        joint_names=list(term["joint_names"]),
-        stiffness=term["stiffness"],
-        damping=term["damping"],
-        effort_limit=term["effort_limit"],
-        armature=term["armature"],
-        default_joint_pos=term["default_joint_pos"],
-        action_scale=term["scale"],
-        action_offset=term["offset"],
-        action_clip=term["clip"],
+        joint_names=list(term.joint_names),
+        stiffness=term.stiffness,
+        damping=term.damping,
+        effort_limit=term.effort_limit,
+        armature=term.armature,
+        default_joint_pos=term.default_joint_pos,
+        action_scale=term.scale,
+        action_offset=term.offset,
+        action_clip=term.clip,
         clip_actions=clip_actions,
-        joint_pos_limits=term["joint_pos_limits"],
-        clamp_to_joint_limits=bool(term.get("clamp_to_joint_limits", False)),
+        joint_pos_limits=term.joint_pos_limits,
+        clamp_to_joint_limits=term.clamp_to_joint_limits,
         joint_vel_limit=velocity_limits,
-        action_type=term["action_type"],
+        action_type=term.action_type,
         observations=observations,
         commands=commands,
         motion=motion,
