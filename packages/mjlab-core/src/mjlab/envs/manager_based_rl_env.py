@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
+from mjlab.deploy.headless import renderer_error
 from mjlab.envs.manager_based_rl_env_cfg import ManagerBasedRlEnvCfg
 from mjlab.managers import (
     ActionManager,
@@ -366,8 +367,9 @@ class ManagerBasedRlEnv:
         """(height, width, 3) uint8 frame of env `env_id` with MuJoCo's renderer.
 
         Raises:
-            RuntimeError: MuJoCo has no OpenGL context (headless without MUJOCO_GL set before
-                mujoco was imported; `play --video` chooses a backend itself).
+            mjlab.deploy.headless.HeadlessGLError (a RuntimeError): MuJoCo has no OpenGL
+                context (headless without MUJOCO_GL set before mujoco was imported; `play
+                --video` chooses a backend itself).
         """
         if self.render_mode != "rgb_array":
             return None
@@ -383,12 +385,10 @@ class ManagerBasedRlEnv:
             try:
                 self._renderer = mujoco.Renderer(model, height=view.height, width=view.width)
             except Exception as error:
-                if "OpenGL" not in str(error) and "GL" not in str(error):
+                converted = renderer_error(error)
+                if converted is error:
                     raise
-                raise RuntimeError(
-                    f"MuJoCo could not render ({str(error).strip().splitlines()[0]}). Without "
-                    "a display set MUJOCO_GL=egl (or osmesa) before mujoco is first imported."
-                ) from error
+                raise converted from error
             self._camera = mujoco.MjvCamera()
         if view.camera is not None:
             self._renderer.update_scene(data, camera=view.camera)

@@ -12,13 +12,13 @@ are small next to the drawing itself (docs/results.md, "What image tasks cost").
 from __future__ import annotations
 
 import copy
-import os
 from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
 
-from mjlab.deploy.headless import BACKENDS, display_missing, no_context_message
+from mjlab.deploy import headless
+from mjlab.deploy.headless import HeadlessGLError
 
 if TYPE_CHECKING:
     import torch
@@ -27,51 +27,26 @@ MAX_FRAMEBUFFER_SIDE = 2048
 """Largest side of the tiled framebuffer, pixels (below every GL's GL_MAX_RENDERBUFFER_SIZE)."""
 
 
-class CameraRenderError(RuntimeError):
-    """No OpenGL context that MuJoCo can render with here; the message says what to do."""
+class CameraRenderError(HeadlessGLError):
+    """No OpenGL context that MuJoCo can render with here; the message says what to do (a
+    `mjlab.deploy.headless.HeadlessGLError`, a RuntimeError)."""
 
 
 def gl_context(width: int, height: int):
-    """A current MuJoCo GL context of at least `width` x `height`.
-
-    `MUJOCO_GL` set: MuJoCo's choice from it (`mujoco.gl_context`). Unset on Linux without a
-    display (`mjlab.deploy.headless.display_missing`): `mjlab.deploy.headless.BACKENDS` in
-    order, EGL then OSMesa (`choose_gl_backend` can only choose before mujoco is imported;
-    this picks a context class directly, so it works after). Otherwise GLFW (a window system).
+    """A current MuJoCo GL context of at least `width` x `height` for the camera sensor:
+    `mjlab.deploy.headless.gl_context` (MuJoCo's choice when `MUJOCO_GL` is set; EGL, then
+    OSMesa, on Linux without a display; GLFW otherwise), which works after mujoco is imported.
 
     Raises:
-        CameraRenderError: no backend could make a context (the message names each error).
+        CameraRenderError: no backend could make a context (the message names each error and
+            suggests the MuJoCo Warp backend, whose camera renderer needs no OpenGL).
     """
-    if os.environ.get("MUJOCO_GL") or not display_missing():
-        from mujoco import gl_context as chosen
-
-        candidates = [(os.environ.get("MUJOCO_GL") or "glfw", lambda: chosen.GLContext)]
-    else:
-        candidates = [(name, _context_class(name)) for name in BACKENDS]
-    errors = []
-    for name, get_class in candidates:
-        try:
-            context = get_class()(width, height)
-            context.make_current()
-            return context
-        except Exception as error:  # each backend fails in its own way; all are reported
-            lines = str(error).strip().splitlines()
-            errors.append(f"{name}: {lines[0] if lines else type(error).__name__}")
-    raise CameraRenderError(
-        no_context_message("No OpenGL context for the camera sensor", errors)
-        + " Or use the MuJoCo Warp backend, whose camera renderer needs no OpenGL."
-    )
-
-
-def _context_class(name: str):
-    def get():
-        if name == "egl":
-            from mujoco.egl import GLContext
-        else:
-            from mujoco.osmesa import GLContext
-        return GLContext
-
-    return get
+    try:
+        return headless.gl_context(width, height, "No OpenGL context for the camera sensor")
+    except HeadlessGLError as error:
+        raise CameraRenderError(
+            f"{error} Or use the MuJoCo Warp backend, whose camera renderer needs no OpenGL."
+        ) from error
 
 
 class OpenGlCameraRenderer:

@@ -3,9 +3,9 @@
 MuJoCo's Python bindings read `MUJOCO_GL` once, when `mujoco` is first imported: `egl` (a GPU
 driver or Mesa), `osmesa` (software) or, unset, GLFW, which needs a display. A command that
 renders (`play --video`, `deploy sim2sim --video`) calls `choose_gl_backend()` first, so that it
-renders headless with nothing set. Code that needs a context after mujoco is imported
-(mjlab-core's camera sensor) picks a context class itself, from the same `BACKENDS`, when
-`display_missing()`, and words its error with `no_context_message`. Standard library only.
+renders headless with nothing set. Code that needs a context after mujoco is imported (the
+camera sensor, the offscreen renderer) calls `gl_context()`, which picks a context class from
+the same `BACKENDS` itself. Standard library only at import (`gl_context` imports mujoco).
 """
 
 from __future__ import annotations
@@ -119,3 +119,49 @@ def renderer_error(error: Exception) -> Exception:
             "that render choose one themselves (mjlab.deploy.headless.choose_gl_backend)."
         )
     return error
+
+
+def gl_context(width: int, height: int, what: str = "No OpenGL context for MuJoCo's renderer"):
+    """A current MuJoCo GL context (`mujoco.GLContext`) of at least `width` x `height` pixels,
+    made in a process where mujoco may already be imported.
+
+    `MUJOCO_GL` set: MuJoCo's choice from it (`mujoco.gl_context`). Unset on Linux without a
+    display (`display_missing`): `BACKENDS` in order, EGL then OSMesa, each context class
+    picked directly (`choose_gl_backend` can only choose before mujoco is imported). Otherwise
+    GLFW (a window system).
+
+    Args:
+        width, height: the smallest framebuffer the caller needs, pixels.
+        what: the start of the error message, naming the caller.
+
+    Raises:
+        HeadlessGLError: no backend could make a context; the message
+            (`no_context_message(what, ...)`) names each backend's error and the fix.
+    """
+    if os.environ.get("MUJOCO_GL") or not display_missing():
+        from mujoco import gl_context as chosen
+
+        candidates = [(os.environ.get("MUJOCO_GL") or "glfw", lambda: chosen.GLContext)]
+    else:
+        candidates = [(name, _context_class(name)) for name in BACKENDS]
+    errors = []
+    for name, get_class in candidates:
+        try:
+            context = get_class()(width, height)
+            context.make_current()
+            return context
+        except Exception as error:  # each backend fails in its own way; all are reported
+            lines = str(error).strip().splitlines()
+            errors.append(f"{name}: {lines[0] if lines else type(error).__name__}")
+    raise HeadlessGLError(no_context_message(what, errors))
+
+
+def _context_class(name: str):
+    def get():
+        if name == "egl":
+            from mujoco.egl import GLContext
+        else:
+            from mujoco.osmesa import GLContext
+        return GLContext
+
+    return get

@@ -2,8 +2,8 @@
 window (videos, thumbnails), as a `ViewerConfig` frames them.
 
 Headless machines need nothing set: the OpenGL context comes from
-`mjlab.sensor.camera_render_opengl.gl_context`, which takes EGL, then OSMesa, when there is no
-display and `MUJOCO_GL` is unset (it works after mujoco was imported, unlike
+`mjlab.deploy.headless.gl_context`, which takes EGL, then OSMesa, when there is no display and
+`MUJOCO_GL` is unset (it works after mujoco was imported, unlike
 `mjlab.deploy.headless.choose_gl_backend`), and MuJoCo's own choice otherwise.
 """
 
@@ -16,6 +16,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
+from mjlab.deploy.headless import gl_context
 from mjlab.viewer.config import ViewerConfig, track_body
 
 MIN_RENDER_EXTENT = 4.0
@@ -145,18 +146,9 @@ class OffscreenRenderer:
         """
         if self._mjr is not None:
             raise RuntimeError("OffscreenRenderer is already initialized; close() it first.")
-        from mjlab.deploy.headless import HeadlessGLError
-        from mjlab.sensor.camera_render_opengl import CameraRenderError, gl_context
-
-        try:
-            self._context = gl_context(self._cfg.width, self._cfg.height)
-        except CameraRenderError as error:
-            reasons = str(error).split("(", 1)[-1].split(")", 1)[0]
-            raise HeadlessGLError(
-                f"The offscreen renderer found no OpenGL context ({reasons}). Headless: "
-                "install EGL (libegl1 with a GPU driver or Mesa) or OSMesa (libosmesa6), or set "
-                "MUJOCO_GL=egl/osmesa before mujoco is imported; with a display, MUJOCO_GL=glfw."
-            ) from error
+        self._context = gl_context(
+            self._cfg.width, self._cfg.height, "The offscreen renderer found no OpenGL context"
+        )
         self._mjr = mujoco.MjrContext(self._model, mujoco.mjtFontScale.mjFONTSCALE_150)
         mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._mjr)
 
