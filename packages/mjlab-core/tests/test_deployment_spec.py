@@ -3,6 +3,8 @@ managers' `deployment_spec` gives the spec objects the exported metadata holds, 
 that both sides need (motion schema, Menagerie loader, headless GL backends) are the deploy
 side's own, not copies."""
 
+import inspect
+
 import pytest
 
 from mjlab.deploy import headless, menagerie
@@ -68,7 +70,8 @@ def test_action_spec_is_the_one_joint_term_in_action_order():
 
 
 def test_core_uses_the_deploy_sides_shared_pieces_not_copies():
-    assert camera_render_opengl.BACKENDS is headless.BACKENDS
+    assert issubclass(camera_render_opengl.CameraRenderError, headless.HeadlessGLError)
+    assert "headless.gl_context(" in inspect.getsource(camera_render_opengl.gl_context)
     assert robots.menagerie_spec is menagerie.menagerie_spec
     assert robots.RobotModelError is menagerie.RobotModelError
     assert core_motion.ARRAY_FIELDS is deploy_motion.ARRAY_FIELDS
@@ -78,3 +81,11 @@ def test_a_missing_menagerie_robot_is_still_a_robot_model_error(monkeypatch, tmp
     monkeypatch.setenv("MENAGERIE_ROOT", str(tmp_path))
     with pytest.raises(robots.RobotModelError, match="MENAGERIE_ROOT"):
         robots.menagerie_spec("no_such_robot", "scene")
+
+
+def test_the_exporter_reads_no_manager_the_env_describes_itself():
+    from mjlab.export import from_env
+
+    source = inspect.getsource(from_env)
+    for internal in ("observation_manager", "action_manager", "command_manager", "scene[", "sim."):
+        assert internal not in source, internal

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 import torch
 
 from mjlab.deploy.headless import renderer_error
+from mjlab.deploy.metadata import DeploymentMetadata
+from mjlab.envs.deployment import deployment_metadata
 from mjlab.envs.manager_based_rl_env_cfg import ManagerBasedRlEnvCfg
 from mjlab.managers import (
     ActionManager,
@@ -361,6 +364,32 @@ class ManagerBasedRlEnv:
         ):
             log.update(manager.reset(env_ids))
         self.episode_length_buf[env_ids] = 0
+
+    # -- deployment -----------------------------------------------------------------------------------
+    def deployment_metadata(
+        self,
+        task_id: str = "",
+        actor_group: str = "actor",
+        clip_actions: float | None = None,
+        image_groups: tuple[str, ...] = (),
+        joint_vel_limit: float | Sequence[float] | Mapping[str, float] | None = None,
+    ) -> DeploymentMetadata:
+        """What a policy trained on this env needs on a robot, in the policy file's schema
+        (`mjlab.deploy.metadata.DeploymentMetadata`): `mjlab.envs.deployment.deployment_metadata`
+        (the arguments and what is recorded are documented there).
+
+        Raises:
+            mjlab.deploy.metadata.UnsupportedTermError (a ValueError): something the robot-side
+                runtime cannot reproduce exactly; the message names the term and the fix.
+        """
+        return deployment_metadata(
+            self,
+            task_id=task_id,
+            actor_group=actor_group,
+            clip_actions=clip_actions,
+            image_groups=image_groups,
+            joint_vel_limit=joint_vel_limit,
+        )
 
     # -- rendering ------------------------------------------------------------------------------------
     def render(self, env_id: int = 0) -> np.ndarray | None:
