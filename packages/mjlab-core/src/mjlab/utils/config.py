@@ -12,6 +12,8 @@ import re
 import weakref
 from typing import Any, TypeVar
 
+from mjlab.deploy.strict import settable_names
+
 T = TypeVar("T")
 
 
@@ -73,7 +75,7 @@ class Config:
         cls = type(self)
         settable = _SETTABLE.get(cls)
         if settable is None:
-            settable = _SETTABLE[cls] = _settable_names(cls)
+            settable = _SETTABLE[cls] = settable_names(cls)
         if name not in settable:
             raise _unknown_field(cls, name, settable, self)
         if _FROZEN and id(self) in _FROZEN:
@@ -88,15 +90,6 @@ class Config:
 
 _INIT_NAMES: dict[type, frozenset[str] | None] = {}
 """The keyword arguments each config class's __init__ takes (its init fields)."""
-
-
-def _settable_names(cls: type) -> frozenset[str]:
-    names = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
-    for klass in cls.__mro__:
-        names.update(
-            k for k, v in vars(klass).items() if hasattr(type(v), "__set__") and k[:2] != "__"
-        )
-    return frozenset(names)
 
 
 def _unknown_field(cls: type, name: str, settable: frozenset[str], obj: object) -> Exception:

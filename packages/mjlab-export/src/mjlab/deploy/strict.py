@@ -1,8 +1,9 @@
 """`Config`: the base of mjlab-export's config dataclasses (deploy settings, command-line
 commands, deployment metadata), which refuses attributes a class does not declare.
 
-mjlab-core's configs have the same base in `mjlab.utils.config`; this one is mjlab-export's
-own, so that the robot-side install (numpy + onnxruntime) needs nothing else.
+mjlab-core's configs have a richer base in `mjlab.utils.config` (frozen copies, constructor
+checks) that accepts the same names (`settable_names`); this one is mjlab-export's own, so that
+the robot-side install (numpy + onnxruntime) needs nothing else.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class Config:
         cls = type(self)
         settable = _SETTABLE.get(cls)
         if settable is None:
-            settable = _SETTABLE[cls] = _settable_names(cls)
+            settable = _SETTABLE[cls] = settable_names(cls)
         if name not in settable:
             fields: list[str] = (
                 [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else []
@@ -51,7 +52,10 @@ class Config:
         object.__setattr__(self, name, value)
 
 
-def _settable_names(cls: type) -> frozenset[str]:
+def settable_names(cls: type) -> frozenset[str]:
+    """The attribute names a config class accepts: its dataclass fields and the descriptors
+    with a setter (properties) anywhere in its MRO, dunders excluded. mjlab-core's strict
+    `mjlab.utils.config.Config` uses the same rule."""
     names = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
     for klass in cls.__mro__:
         names.update(
