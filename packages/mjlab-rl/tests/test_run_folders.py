@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from mjlab.rl import run as run_module
 from mjlab.rl.cli import find_checkpoint, new_run_dir
 
 
@@ -59,7 +60,7 @@ def test_a_run_that_fails_at_start_up_leaves_no_folder(tmp_path, monkeypatch):
     def no_env(*args, **kwargs):
         raise RuntimeError("the env could not be built")
 
-    monkeypatch.setattr(train, "ManagerBasedRlEnv", no_env)
+    monkeypatch.setattr(run_module, "ManagerBasedRlEnv", no_env)
     with pytest.raises(RuntimeError, match="could not be built"):
         train.run(task, cfg)
     experiment = tmp_path / "logs" / cfg.agent.experiment_name
@@ -92,13 +93,13 @@ def test_only_rank_0_of_a_multi_gpu_run_makes_a_run_folder(tmp_path, monkeypatch
         "train", train.TrainCfg, ["Mjlab-Cartpole-Balance", "--log-root", str(tmp_path / "logs")]
     )
     made = []
-    real = train.new_run_dir
-    monkeypatch.setattr(train, "new_run_dir", lambda *a: made.append(real(*a)) or made[-1])
+    real = run_module.new_run_dir
+    monkeypatch.setattr(run_module, "new_run_dir", lambda *a: made.append(real(*a)) or made[-1])
 
     def stop(*args, **kwargs):  # the env would need CUDA here; the folders are decided by now
         raise RuntimeError("stop")
 
-    monkeypatch.setattr(train, "ManagerBasedRlEnv", stop)
+    monkeypatch.setattr(run_module, "ManagerBasedRlEnv", stop)
     monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.setenv("RANK", "1")
     with pytest.raises(RuntimeError, match="stop"):
@@ -139,7 +140,7 @@ def test_an_unusable_log_root_is_one_line_naming_the_option_before_the_env_is_bu
     def no_env(*args, **kwargs):
         raise AssertionError("the env was built before the log root was checked")
 
-    monkeypatch.setattr(train, "ManagerBasedRlEnv", no_env)
+    monkeypatch.setattr(run_module, "ManagerBasedRlEnv", no_env)
     with pytest.raises(SystemExit) as stop:
         train.main(["Mjlab-Cartpole-Balance", "--log-root", root])
     err = capsys.readouterr().err

@@ -16,6 +16,7 @@ from mjlab.rl import (
     to_rsl_rl_train_cfg,
 )
 from mjlab.rl.cli import check_run_config, to_plain
+from mjlab.tasks import load_env_cfg
 from mjlab.tasks.velocity.rl_cfg import (
     VELOCITY_MIRROR_FUNC,
     velocity_g1_ppo_cfg,
@@ -23,7 +24,6 @@ from mjlab.tasks.velocity.rl_cfg import (
     velocity_symmetry_cfg,
     with_symmetry,
 )
-from mjlab.tasks import load_env_cfg
 
 G1_FLAT = "Mjlab-Velocity-Flat-Unitree-G1"
 

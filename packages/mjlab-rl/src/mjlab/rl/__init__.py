@@ -19,16 +19,26 @@ _WHERE = {
     "MjlabOnPolicyRunner": "mjlab.rl.runner",
     "migrate_checkpoint": "mjlab.rl.runner",
     "RslRlVecEnvWrapper": "mjlab.rl.vecenv_wrapper",
+    "Learner": "mjlab.rl.run",
+    "PolicyExport": "mjlab.rl.run",
+    "RslRlPpoLearner": "mjlab.rl.ppo_learner",
+    "TrainingRun": "mjlab.rl.run",
+    "UserError": "mjlab.rl.errors",
 }
 
 __all__ = [
+    "Learner",
     "MjlabOnPolicyRunner",
+    "PolicyExport",
     "RslRlBaseRunnerCfg",
     "RslRlModelCfg",
     "RslRlOnPolicyRunnerCfg",
     "RslRlPpoAlgorithmCfg",
+    "RslRlPpoLearner",
     "RslRlSymmetryCfg",
     "RslRlVecEnvWrapper",
+    "TrainingRun",
+    "UserError",
     "migrate_checkpoint",
     "to_rsl_rl_train_cfg",
 ]
@@ -42,6 +52,9 @@ if TYPE_CHECKING:
         RslRlSymmetryCfg,
         to_rsl_rl_train_cfg,
     )
+    from mjlab.rl.errors import UserError
+    from mjlab.rl.ppo_learner import RslRlPpoLearner
+    from mjlab.rl.run import Learner, PolicyExport, TrainingRun
     from mjlab.rl.runner import MjlabOnPolicyRunner, migrate_checkpoint
     from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
 

@@ -25,45 +25,30 @@ import yaml
 T = TypeVar("T")
 
 
-_LEARNING = {"started": False}
-
-
-def learning_started() -> None:
-    """Tell `run_command` that set-up is over: from now on an error is a bug or a fault, shown
-    with its traceback, not a user's mistake."""
-    _LEARNING["started"] = True
-
-
 def run_command(prog: str, main: Callable[[list[str]], T], argv: list[str] | None = None) -> T:
     """Run a command's `main(args)` so that a user's mistake is one line, not a traceback.
 
-    Until the command calls `learning_started()`, a bad task id, config value, file, device or
-    robot model (`KeyError`, `ValueError` including `ConfigError`, `FileNotFoundError`,
-    `mjlab.tasks.robots.RobotModelError`, `mjlab.deploy.headless.HeadlessGLError`) prints
-    `PROG: error: MESSAGE` on stderr and exits with status 2; errors after it (during
-    training) keep their traceback. `--debug` anywhere in the arguments always shows it.
+    A `mjlab.rl.errors.UserError` raised by `main` prints `PROG: error: MESSAGE` on stderr and
+    exits with status 2; any other exception keeps its traceback. A command decides what is a
+    mistake: it runs its set-up inside `mjlab.rl.errors.user_errors()` (a bad task id, config
+    value, file, device or robot model becomes a `UserError`), and a training run inside
+    `TrainingRun.user_errors()`, which stops doing so once learning began (an error then is a
+    bug or a fault). `--debug` anywhere in the arguments is removed from them and raises the
+    error a `UserError` stands for, with its traceback.
     """
-    from mjlab.deploy.headless import HeadlessGLError
+    from mjlab.rl.errors import UserError
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]
-    _LEARNING["started"] = False
     try:
         return main(args)
-    except Exception as err:
-        if _LEARNING["started"]:
+    except UserError as err:
+        if debug:
+            if err.__cause__ is not None:
+                raise err.__cause__ from None
             raise
-        # mjlab.tasks imports mujoco: look its error class up only once it was loaded (a
-        # command that renders must choose the GL backend before mujoco is imported).
-        robots = sys.modules.get("mjlab.tasks.robots")
-        user_error = (KeyError, ValueError, FileNotFoundError, HeadlessGLError)
-        if robots is not None:
-            user_error += (robots.RobotModelError,)
-        if debug or not isinstance(err, user_error):
-            raise
-        text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
-        print(f"{prog}: error: {text} (--debug shows the traceback)", file=sys.stderr)
+        print(f"{prog}: error: {err} (--debug shows the traceback)", file=sys.stderr)
         raise SystemExit(2) from None
 
 

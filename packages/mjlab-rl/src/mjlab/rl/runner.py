@@ -11,12 +11,15 @@ import pickle
 import re
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
 from rsl_rl.env import VecEnv
 from rsl_rl.runners import OnPolicyRunner
+
+from mjlab.rl.logger import IterationSummary, MjlabLogger
 
 _COUNTER_KEY = "common_step_counter"
 
@@ -31,7 +34,9 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
     the next iteration after `model_<k>.pt` is k + 1, as in the uninterrupted run (rsl-rl
     repeats k). They are written atomically; model upload to wandb follows
     `train_cfg["upload_model"]`; checkpoints of older rsl-rl versions load; ONNX export goes
-    through mjlab-export with the task's deployment metadata.
+    through mjlab-export with the task's deployment metadata; `on_save` is called after each
+    checkpoint (`train` writes policy.onnx beside it there). The console shows one progress
+    line per iteration (`mjlab.rl.logger.MjlabLogger`; `train_cfg["verbose"]`: rsl-rl's block).
 
     Args:
         env: an rsl-rl VecEnv (normally `RslRlVecEnvWrapper`); its `unwrapped` env, when it has
@@ -65,19 +70,26 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         self._quiet = not train_cfg.get("verbose", False)
         with _stdout_hidden(self._quiet):
             super().__init__(env, train_cfg, log_dir, device)
-        init_writer = self.logger.init_logging_writer
-
-        def init_logging_writer() -> None:
-            with _stdout_hidden(self._quiet):
-                init_writer()
-
-        self.logger.init_logging_writer = init_logging_writer  # type: ignore[method-assign]
+        # rsl-rl builds a plain Logger inline (no class to choose): the same arguments build
+        # mjlab's, whose console is one progress line per iteration (train_cfg["verbose"]:
+        # rsl-rl's block).
+        self.logger = MjlabLogger(
+            log_dir=log_dir,
+            cfg=self.cfg,
+            env_cfg=self.env.cfg,
+            num_envs=self.env.num_envs,
+            is_distributed=self.is_distributed,
+            gpu_world_size=self.gpu_world_size,
+            gpu_global_rank=self.gpu_global_rank,
+            device=self.device,
+            verbose=not self._quiet,
+            on_iteration=self._show_progress,
+        )
         self.progress: Any = None
         """The run's `mjlab.rl.progress.TrainingProgress` (its `records` are the curve)."""
-        # rsl-rl prints a ~25-line block per iteration; by default one progress line instead
-        # (train_cfg["verbose"]: the block).
-        self._rsl_log = self.logger.log
-        self.logger.log = self._log  # type: ignore[method-assign]
+        self.on_save: Callable[[Path], object] | None = None
+        """Called with the checkpoint's path after each `save` (e.g. `mjlab.rl.run.PolicyExport`
+        writing policy.onnx beside it); None: nothing."""
         env = self._env()
         # Read now, before anything (a curriculum) edits the env's config copy at run time.
         self._env_config = config_fields(env.cfg) if hasattr(env, "get_state") else None
@@ -92,50 +104,19 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         return getattr(self.env, "unwrapped", self.env)
 
     # -- console progress and training curve --------------------------------------------------------
-    def _log(
-        self,
-        it: int,
-        start_it: int,
-        total_it: int,
-        collect_time: float,
-        learn_time: float,
-        *args: Any,
-        **kwargs: Any,
-    ) -> None:
-        import contextlib
-        import statistics
-
-        logger = self.logger
-        if logger.writer is None:  # ranks > 0 log nothing
-            return self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
-        terms = {}
-        for key in dict.fromkeys(k for info in logger.ep_extras for k in info):
-            if key.startswith("Episode_Reward/"):
-                values = [
-                    torch.as_tensor(info[key], dtype=torch.float32).flatten().cpu()
-                    for info in logger.ep_extras
-                    if key in info
-                ]
-                terms[key.split("/", 1)[1]] = float(torch.cat(values).mean())
-        rewards, lengths = logger.rewbuffer, logger.lenbuffer
-        steps = self.cfg["num_steps_per_env"] * self.env.num_envs * logger.gpu_world_size
-        if self.cfg.get("verbose", False):
-            self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
-        else:
-            with contextlib.redirect_stdout(io.StringIO()):  # its writer logging runs as before
-                self._rsl_log(it, start_it, total_it, collect_time, learn_time, *args, **kwargs)
+    def _show_progress(self, summary: IterationSummary) -> None:
+        """The progress line of one iteration (`MjlabLogger.on_iteration`)."""
         if self.progress is None:  # learn() was bypassed: count from here
-            self.progress = self._new_progress(total_it, start_it)
+            self.progress = self._new_progress(summary.total, summary.start)
         self.progress.update(
-            it,
-            steps / max(collect_time + learn_time, 1e-9),
-            statistics.mean(rewards) if len(rewards) else None,
-            statistics.mean(lengths) if len(lengths) else None,
-            terms,
-            collect_s=collect_time,
-            update_s=learn_time,
+            summary.iteration,
+            summary.steps_per_second,
+            summary.mean_reward,
+            summary.mean_length,
+            summary.terms,
+            collect_s=summary.collect_s,
+            update_s=summary.update_s,
         )
-        return None
 
     def _new_progress(self, total: int, start: int) -> Any:
         from mjlab.rl.progress import TrainingProgress, headline_term
@@ -189,7 +170,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
         `common_step_counter`, its whole state (`ManagerBasedRlEnv.get_state`) and its config's
         fields (`config_fields`: a resume compares them and names what changed); `infos["run_state"]` the global generators (torch, CUDA, numpy, Python) and the
         logger's episode statistics. The file is uploaded to the logging service (wandb) only if
-        `train_cfg["upload_model"]` is true (default true).
+        `train_cfg["upload_model"]` is true (default true). `on_save`, when set, is called with
+        `path` once the file is in place (its errors are its own).
 
         Args:
             path: the checkpoint file; its folder is created.
@@ -242,6 +224,8 @@ class MjlabOnPolicyRunner(OnPolicyRunner):
             raise
         if self.cfg.get("upload_model", True):
             self.logger.save_model(str(path), self.current_learning_iteration)
+        if self.on_save is not None:
+            self.on_save(path)
 
     def load(
         self,

@@ -14,7 +14,6 @@ naming the field.
 
 import copy
 import dataclasses
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -65,10 +64,9 @@ def run(task_id: str, cfg: Any) -> Path:
     from mjlab.envs import ManagerBasedRlEnv
     from mjlab.rl.checkpoint import verify_checkpoint
     from mjlab.rl.cli import check_input_files
-    from mjlab.rl.config import to_rsl_rl_train_cfg
-    from mjlab.rl.runner import MjlabOnPolicyRunner, config_fields, motion_file_name
+    from mjlab.rl.ppo_learner import RslRlPpoLearner
+    from mjlab.rl.runner import config_fields, motion_file_name
     from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
-    from mjlab.tasks import load_runner_cls
 
     if cfg.checkpoint_file is None:
         raise ValueError("export-onnx needs --checkpoint-file PATH (a model_<it>.pt).")
@@ -87,14 +85,15 @@ def run(task_id: str, cfg: Any) -> Path:
     env = ManagerBasedRlEnv(env_cfg, device="cpu")
     try:
         wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)
-        train_cfg = to_rsl_rl_train_cfg(cfg.agent)
-        train_cfg["task_id"] = task_id
-        train_cfg["upload_model"] = False
-        runner_cls = load_runner_cls(task_id) or MjlabOnPolicyRunner
-        with warnings.catch_warnings():
-            # The runner warns about small PPO minibatches: nothing is updated here.
-            warnings.filterwarnings("ignore", message="PPO minibatches", category=UserWarning)
-            runner = runner_cls(wrapped, train_cfg, None, device="cpu")
+        # Nothing is updated here: the small-minibatch warning would be noise.
+        runner = RslRlPpoLearner.make_runner(
+            wrapped,
+            cfg.agent,
+            task_id,
+            "cpu",
+            options={"upload_model": False},
+            quiet_small_minibatches=True,
+        )
         infos = runner.load(
             str(cfg.checkpoint_file),
             load_cfg={"actor": True},
@@ -142,13 +141,15 @@ def _check_trained_config(infos: Any, now: dict[str, str]) -> None:
 def main(argv: list[str] | None = None) -> None:
     """`export-onnx TASK [options]`; a mistake is one line on stderr (`--debug`: the traceback)."""
     from mjlab.rl.cli import parse_task_cli, run_command
+    from mjlab.rl.errors import user_errors
 
-    run_command(
-        "export-onnx",
-        # --help shows the command's own options: a run's (envs, iterations, resume) do not apply.
-        lambda args: run(*parse_task_cli("export-onnx", _cfg_type(), args, common_options=())),
-        argv,
-    )
+    def main_(args: list[str]) -> Path:
+        with user_errors():  # export-onnx only sets up: every mistake is the user's
+            # --help shows the command's own options: a run's (envs, iterations, resume) do not
+            # apply.
+            return run(*parse_task_cli("export-onnx", _cfg_type(), args, common_options=()))
+
+    run_command("export-onnx", main_, argv)
 
 
 if __name__ == "__main__":

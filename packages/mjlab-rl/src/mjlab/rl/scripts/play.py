@@ -9,7 +9,6 @@ browser (`mjlab.viewer.WebViewer`, 127.0.0.1:8080 by default)."""
 import contextlib
 import dataclasses
 import math
-import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -135,8 +134,7 @@ def run(task_id: str, cfg: Any) -> dict:
 
     from mjlab.envs import ManagerBasedRlEnv
     from mjlab.rl.cli import choose_device
-    from mjlab.rl.config import to_rsl_rl_train_cfg
-    from mjlab.rl.runner import MjlabOnPolicyRunner
+    from mjlab.rl.ppo_learner import RslRlPpoLearner
     from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
 
     check_inputs(cfg)
@@ -157,12 +155,15 @@ def run(task_id: str, cfg: Any) -> dict:
     if onnx is not None:
         policy = onnx_actor(onnx, env)
     elif cfg.policy == "trained":
-        train_cfg = to_rsl_rl_train_cfg(cfg.agent)
-        train_cfg["verbose"] = cfg.verbose
-        with warnings.catch_warnings():
-            # The runner warns about small PPO minibatches: play never updates, so it is noise.
-            warnings.filterwarnings("ignore", message="PPO minibatches", category=UserWarning)
-            runner = MjlabOnPolicyRunner(wrapped, train_cfg, None, device=device)
+        # Play never updates: the small-minibatch warning would be noise.
+        runner = RslRlPpoLearner.make_runner(
+            wrapped,
+            cfg.agent,
+            task_id,
+            device,
+            options={"verbose": cfg.verbose},
+            quiet_small_minibatches=True,
+        )
         runner.load(
             str(cfg.checkpoint_file),
             load_cfg={"actor": True},
@@ -423,8 +424,13 @@ def _update_viewer(viewer, env, ep_length, ep_return) -> None:
 def main(argv: list[str] | None = None) -> None:
     """`play TASK [options]`; a mistake is one line on stderr (`--debug`: the traceback)."""
     from mjlab.rl.cli import run_command
+    from mjlab.rl.errors import user_errors
 
-    run_command("play", _main, argv)
+    def main_(args: list[str]) -> None:
+        with user_errors():  # play only sets up and runs: every mistake is the user's
+            _main(args)
+
+    run_command("play", main_, argv)
 
 
 def _main(args: list[str]) -> None:

@@ -1,0 +1,56 @@
+"""`UserError`: a mistake of the user's, which a command shows as one line, not a traceback."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+
+
+class UserError(Exception):
+    """A mistake the user can fix: a bad task id, config value, file, device or robot model.
+
+    `mjlab.rl.cli.run_command` prints it as `PROG: error: MESSAGE` and exits with status 2;
+    any other exception keeps its traceback. The error it stands for is its `__cause__`, which
+    `--debug` raises with its traceback. `user_errors()` turns the errors of a command's
+    set-up into this type.
+    """
+
+
+def setup_error_types() -> tuple[type[BaseException], ...]:
+    """The exception types that mean a user's mistake while a command sets up: `KeyError`,
+    `ValueError` (including `mjlab.utils.config.ConfigError`), `FileNotFoundError`,
+    `mjlab.deploy.headless.HeadlessGLError`, and `mjlab.tasks.robots.RobotModelError` once
+    that module was loaded (it imports mujoco, which a command that renders must not import
+    before it chose the GL backend)."""
+    from mjlab.deploy.headless import HeadlessGLError
+
+    types: tuple[type[BaseException], ...] = (
+        KeyError,
+        ValueError,
+        FileNotFoundError,
+        HeadlessGLError,
+    )
+    robots = sys.modules.get("mjlab.tasks.robots")
+    if robots is not None:
+        types += (robots.RobotModelError,)
+    return types
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Re-raise a set-up error (`setup_error_types`) raised inside as a `UserError` with the
+    same message (a KeyError's key text without quotes), chained to it.
+
+    Raises:
+        UserError: in place of a set-up error.
+    """
+    try:
+        yield
+    except UserError:
+        raise
+    except Exception as err:
+        if not isinstance(err, setup_error_types()):
+            raise
+        text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
+        raise UserError(text) from err
