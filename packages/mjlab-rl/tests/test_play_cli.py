@@ -59,3 +59,16 @@ def test_one_policy_at_a_time(tmp_path, capsys):
         assert exit_info.value.code == 2
         (line,) = capsys.readouterr().err.strip().splitlines()
         assert "give one policy" in line
+
+
+def test_play_is_seeded_as_train_is(capsys):
+    # The shared seeding (mjlab.rl.run.seed_command): one --agent.seed, the same resets and
+    # random actions; another seed, another play.
+    def summary(seed: str) -> str:
+        main(["Mjlab-Cartpole-Swingup", "--agent", "random", "--steps", "40", "--agent.seed", seed])
+        lines = [line for line in capsys.readouterr().out.splitlines() if "mean" in line]
+        assert lines
+        return "\n".join(lines)
+
+    assert summary("3") == summary("3")
+    assert summary("3") != summary("4")

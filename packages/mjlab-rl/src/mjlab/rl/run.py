@@ -166,6 +166,25 @@ class PolicyExport:
         return self.written
 
 
+def seed_command(cfg: Any) -> RunSeeds:
+    """The seeding every command that builds a task's env does first (`train`,
+    `train-rlightning`, `play`): torch, numpy and Python from `cfg.agent.seed` (`seed_run`,
+    with torch's deterministic algorithms when `cfg.deterministic`), the env's generators from
+    the same seed (`cfg.env.seed`), and MuJoCo Warp's deterministic mode with `deterministic`.
+
+    Args:
+        cfg: the command's config, with `env`, `agent` and `deterministic`; its `env` is set.
+
+    Raises:
+        ValueError: a seed that is not an integer >= 0.
+    """
+    seeds = seed_run(cfg.agent.seed, cfg.deterministic)
+    cfg.env.seed = seeds.env
+    if cfg.deterministic:
+        cfg.env.sim.deterministic = True
+    return seeds
+
+
 class TrainingRun:
     """One training run of a task with one learner, in explicit phases (`run` calls them in
     this order): `check_config`, `make_run_folder`, `seed`, `build_env`, `build_learner`,
@@ -272,16 +291,12 @@ class TrainingRun:
             self.log_dir = new_run_dir(self.log_root, cfg.agent.experiment_name, cfg.agent.run_name)
 
     def seed(self) -> None:
-        """Seed torch, numpy and Python (`seed_run`) before anything draws, give the env its
-        seed, and write params/env.yaml, agent.yaml and seed.yaml."""
+        """Seed the command (`seed_command`) before anything draws, and write params/env.yaml,
+        agent.yaml and seed.yaml."""
         cfg = self.cfg
         if self.multi_gpu:
             cfg.agent.seed += self.rank  # each process its own draws, also across nodes
-        seeds = seed_run(cfg.agent.seed, cfg.deterministic)
-        cfg.env.seed = seeds.env
-        if cfg.deterministic:
-            cfg.env.sim.deterministic = True
-        self.seeds = self.learner.applied_seeds(seeds)
+        self.seeds = self.learner.applied_seeds(seed_command(cfg))
         prefix = self.learner.prefix
         print(f"{prefix} task: {self.task_id}  run folder: {self.log_dir or '(rank > 0: none)'}")
         if self.log_dir is not None:

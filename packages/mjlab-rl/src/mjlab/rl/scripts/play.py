@@ -57,6 +57,10 @@ def _cfg_type() -> Any:
         """Port of the web viewer (the next free one when taken)."""
         device: str | None = None
         """Torch device; None: cuda:0 when available, else cpu."""
+        deterministic: bool = False
+        """Deterministic torch and MuJoCo Warp, as `train --deterministic`: with
+        `--agent.seed` (the env's resets and the random policy are seeded as in training),
+        a play repeats exactly."""
         verbose: bool = False
         """Also print what is quiet by default (rsl-rl's actor/critic modules)."""
 
@@ -132,10 +136,9 @@ def run(task_id: str, cfg: Any) -> dict:
     """Play; returns {"mean_episode_length", "mean_reward", "video"}."""
     import torch
 
-    from mjlab.envs import ManagerBasedRlEnv
     from mjlab.rl.cli import choose_device
     from mjlab.rl.ppo_learner import RslRlPpoLearner
-    from mjlab.rl.vecenv_wrapper import RslRlVecEnvWrapper
+    from mjlab.rl.run import EnvFactory, seed_command
 
     check_inputs(cfg)
     onnx = load_onnx_policy(cfg.onnx_file, task_id) if cfg.onnx_file is not None else None
@@ -144,14 +147,16 @@ def run(task_id: str, cfg: Any) -> dict:
 
         verify_checkpoint(cfg.checkpoint_file)  # a damaged file is refused before the env is built
     device = choose_device(cfg.device)
-    env = ManagerBasedRlEnv(cfg.env, device=device, render_mode="rgb_array" if cfg.video else None)
+    seed_command(cfg)  # as train seeds: the same --agent.seed gives the same resets
+    render_mode = "rgb_array" if cfg.video else None
+    wrapped = EnvFactory(cfg.env, device, cfg.agent.clip_actions, render_mode)()
+    env = wrapped.unwrapped
     if onnx is not None:
         try:
             check_onnx_fits_env(onnx, env, task_id)
         except ValueError:
             env.close()
             raise
-    wrapped = RslRlVecEnvWrapper(env, clip_actions=cfg.agent.clip_actions)
     if onnx is not None:
         policy = onnx_actor(onnx, env)
     elif cfg.policy == "trained":
