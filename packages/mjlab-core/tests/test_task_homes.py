@@ -8,6 +8,8 @@ import sys
 import textwrap
 from importlib import metadata
 
+import pytest
+
 from mjlab.tasks import list_tasks, registry
 
 
@@ -93,3 +95,15 @@ def test_adding_a_builtin_task_is_adding_a_folder(tmp_path):
         """
     )
     assert out.split() == ["True", "True"]
+
+
+def test_a_missing_core_entry_point_is_said_not_hidden(monkeypatch):
+    # An install older than the source (no `builtin` entry point in its metadata).
+    monkeypatch.setattr(registry.metadata, "entry_points", lambda group: [])
+    monkeypatch.setattr(registry, "_DISCOVERED", False)
+    monkeypatch.setattr(registry, "_BROKEN", {})
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    with pytest.warns(UserWarning, match="reinstall mjlab-core"):
+        assert registry.list_tasks() == []
+    with pytest.raises(KeyError, match=r"Not loaded: .*entry point .*not installed"):
+        registry.load_env_cfg("Mjlab-Cartpole-Balance")

@@ -131,3 +131,31 @@ def test_the_export_callback_says_a_refused_task_once_and_a_failure_with_its_tra
 def test_debug_raises_the_error_a_user_error_stands_for(tmp_path):
     with pytest.raises(FileNotFoundError):
         train.main([TASK, "--agent.resume", "--log-root", str(tmp_path), "--debug"])
+
+
+def test_a_disagreeing_env_seed_is_refused_not_ignored():
+    from types import SimpleNamespace
+
+    from mjlab.rl.run import seed_command
+
+    def cfg(env_seed):
+        return SimpleNamespace(
+            env=SimpleNamespace(seed=env_seed, sim=SimpleNamespace(deterministic=False)),
+            agent=SimpleNamespace(seed=7),
+            deterministic=False,
+        )
+
+    with pytest.raises(ValueError, match=r"--env\.seed 3 and --agent\.seed 7 disagree"):
+        seed_command(cfg(3))
+    for agreeing in (None, 7):
+        c = cfg(agreeing)
+        assert seed_command(c).env == 7 and c.env.seed == 7
+
+
+def test_a_task_runner_class_must_derive_from_the_mjlab_runner(monkeypatch):
+    import mjlab.tasks
+    from mjlab.rl.ppo_learner import RslRlPpoLearner
+
+    monkeypatch.setattr(mjlab.tasks, "load_runner_cls", lambda task_id: dict)
+    with pytest.raises(ValueError, match=r"not a subclass of mjlab\.rl\.MjlabOnPolicyRunner"):
+        RslRlPpoLearner.make_runner(None, None, "Some-Task", "cpu")

@@ -1,5 +1,5 @@
 """`train-rlightning` goes through mjlab's training run: seeds, --deterministic, params files,
-policy.onnx and one-line mistakes as `train`."""
+policy.onnx, and a refused option as one line."""
 
 import pytest
 import torch
@@ -48,3 +48,18 @@ def test_train_rlightning_no_export_onnx_keeps_checkpoints_and_writes_no_policy_
     (params,) = tmp_path.rglob("params")
     assert not (params.parent / "policy.onnx").exists()
     assert (params.parent / "model_0.pt").is_file()
+
+
+def test_train_rlightning_refuses_resume_in_one_line_before_anything_is_built(tmp_path, capsys):
+    # --agent.resume was accepted and silently ignored; the run cannot resume.
+    pytest.importorskip("mjlab.tasks")
+    from rlightning.engine import mjlab_train
+
+    with pytest.raises(SystemExit) as stop:
+        mjlab_train.main(
+            ["Mjlab-Cartpole-Balance", "--agent.resume", "--log-root", str(tmp_path / "logs")]
+        )
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "cannot resume a run (--agent.resume)" in err
+    assert not (tmp_path / "logs").exists() or not any((tmp_path / "logs").rglob("*.yaml"))

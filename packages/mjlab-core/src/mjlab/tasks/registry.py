@@ -70,6 +70,14 @@ def _discover() -> None:
         metadata.entry_points(group="mjlab.tasks"),
         key=lambda ep: ep.dist is None or ep.dist.name != "mjlab-core",
     )
+    if not any(ep.dist is not None and ep.dist.name == "mjlab-core" for ep in entry_points):
+        # An install older than this source (e.g. an editable one not reinstalled since the
+        # entry point was added) lists no built-in task: say so rather than list none.
+        _BROKEN["mjlab-core"] = (
+            "mjlab-core's own entry point (builtin = mjlab.tasks.builtin) is not installed, so "
+            "its tasks are missing; reinstall mjlab-core (`uv sync`, or pip install mjlab-core)"
+        )
+        warnings.warn(f"mjlab.tasks: {_BROKEN['mjlab-core']}.", stacklevel=3)
     for ep in entry_points:
         try:
             importlib.import_module(ep.value)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Iterator
 
 
@@ -19,22 +18,12 @@ class UserError(Exception):
 
 def setup_error_types() -> tuple[type[BaseException], ...]:
     """The exception types that mean a user's mistake while a command sets up: `KeyError`,
-    `ValueError` (including `mjlab.utils.config.ConfigError`), `FileNotFoundError`,
-    `mjlab.deploy.headless.HeadlessGLError`, and `mjlab.tasks.robots.RobotModelError` once
-    that module was loaded (it imports mujoco, which a command that renders must not import
-    before it chose the GL backend)."""
+    `ValueError` (including `mjlab.utils.config.ConfigError`), `FileNotFoundError` (including
+    `mjlab.deploy.menagerie.RobotModelError`, a robot model that could not be loaded) and
+    `mjlab.deploy.headless.HeadlessGLError`."""
     from mjlab.deploy.headless import HeadlessGLError
 
-    types: tuple[type[BaseException], ...] = (
-        KeyError,
-        ValueError,
-        FileNotFoundError,
-        HeadlessGLError,
-    )
-    robots = sys.modules.get("mjlab.tasks.robots")
-    if robots is not None:
-        types += (robots.RobotModelError,)
-    return types
+    return (KeyError, ValueError, FileNotFoundError, HeadlessGLError)
 
 
 @contextlib.contextmanager

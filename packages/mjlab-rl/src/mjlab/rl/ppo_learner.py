@@ -57,16 +57,24 @@ class RslRlPpoLearner:
                 updates: play, export).
 
         Raises:
-            ValueError: PPO minibatches of 0 samples.
+            ValueError: PPO minibatches of 0 samples, or a task runner class that is not a
+                subclass of `MjlabOnPolicyRunner` (it would neither save the run's state nor
+                call `on_save`, so no policy.onnx).
         """
         from mjlab.rl.config import to_rsl_rl_train_cfg
         from mjlab.rl.runner import MjlabOnPolicyRunner
         from mjlab.tasks import load_runner_cls
 
+        runner_cls = load_runner_cls(task_id) or MjlabOnPolicyRunner
+        if not (isinstance(runner_cls, type) and issubclass(runner_cls, MjlabOnPolicyRunner)):
+            raise ValueError(
+                f"Task '{task_id}' registers the runner class {runner_cls!r}, which is not a "
+                "subclass of mjlab.rl.MjlabOnPolicyRunner: derive it from MjlabOnPolicyRunner "
+                "(register_mjlab_task(..., runner_cls=...))."
+            )
         train_cfg = to_rsl_rl_train_cfg(agent_cfg)
         train_cfg["task_id"] = task_id
         train_cfg.update(options or {})
-        runner_cls = load_runner_cls(task_id) or MjlabOnPolicyRunner
         with warnings.catch_warnings():
             if quiet_small_minibatches:
                 warnings.filterwarnings("ignore", message="PPO minibatches", category=UserWarning)

@@ -176,8 +176,15 @@ def seed_command(cfg: Any) -> RunSeeds:
         cfg: the command's config, with `env`, `agent` and `deterministic`; its `env` is set.
 
     Raises:
-        ValueError: a seed that is not an integer >= 0.
+        ValueError: a seed that is not an integer >= 0, or an `env.seed` that is not the run's
+            (`--env.seed` and `--agent.seed` disagree: the run's one seed is `--agent.seed`).
     """
+    if cfg.env.seed is not None and cfg.env.seed != cfg.agent.seed:
+        raise ValueError(
+            f"--env.seed {cfg.env.seed} and --agent.seed {cfg.agent.seed} disagree: a run has "
+            "one seed, --agent.seed, which seeds the env too. Drop --env.seed (or give the "
+            "same value to both)."
+        )
     seeds = seed_run(cfg.agent.seed, cfg.deterministic)
     cfg.env.seed = seeds.env
     if cfg.deterministic:

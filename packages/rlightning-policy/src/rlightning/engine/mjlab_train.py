@@ -103,10 +103,20 @@ class RlightningLearner:
         self._task: tuple[str, Any, float | None] = ("", None, None)
 
     def check(self, cfg: Any) -> int:
-        """`--num-rollout-workers` >= 1 with the Ray engine; returns the envs of one update
-        (the Ray learner concatenates every worker's envs)."""
+        """No `--agent.resume` (not supported) and `--num-rollout-workers` >= 1 with the Ray
+        engine; returns the envs of one update (the Ray learner concatenates every worker's
+        envs).
+
+        Raises:
+            ValueError: `--agent.resume`, or fewer than 1 rollout worker.
+        """
         from mjlab.utils.config import check_int
 
+        if cfg.agent.resume:
+            raise ValueError(
+                "train-rlightning cannot resume a run (--agent.resume); `train TASK "
+                "--agent.resume` resumes rsl-rl PPO runs."
+            )
         workers = 1
         if self.engine_kind == "ray":
             check_int(self.num_rollout_workers, "--num-rollout-workers", 1, "Ray rollout actors")
@@ -188,7 +198,7 @@ class RlightningLearner:
             )
 
     def load(self, checkpoint: Path) -> str:
-        """Not supported (`resumable` is False).
+        """Not supported (`resumable` is False; `check` refuses `--agent.resume`).
 
         Raises:
             ValueError: always.
@@ -337,7 +347,7 @@ def main(argv: list[str] | None = None) -> None:
     def main_(args: list[str]) -> list:
         with user_errors():
             task_id, cfg = parse_task_cli("train-rlightning", _cfg_types(), args)
-        training = TrainingRun(task_id, cfg, RlightningLearner(cfg))
+            training = TrainingRun(task_id, cfg, RlightningLearner(cfg))
         with training.user_errors():
             return training.run()
 

@@ -80,7 +80,7 @@ def run(task_id: str, cfg: TrainCfg) -> Path | None:
 def _main(args: list[str]) -> Path | None:
     with user_errors():
         task_id, cfg = parse_task_cli("train", TrainCfg, args)
-    training = TrainingRun(task_id, cfg, RslRlPpoLearner())
+        training = TrainingRun(task_id, cfg, RslRlPpoLearner())
     with training.user_errors():
         training.run()
     return training.log_dir
