@@ -159,3 +159,12 @@ def test_a_task_runner_class_must_derive_from_the_mjlab_runner(monkeypatch):
     monkeypatch.setattr(mjlab.tasks, "load_runner_cls", lambda task_id: dict)
     with pytest.raises(ValueError, match=r"not a subclass of mjlab\.rl\.MjlabOnPolicyRunner"):
         RslRlPpoLearner.make_runner(None, None, "Some-Task", "cpu")
+
+
+def test_a_disagreeing_env_seed_is_one_line_before_anything_is_set_up(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        train.main(["Mjlab-Cartpole-Balance", "--env.seed", "1", "--log-root", str(tmp_path)])
+    assert stop.value.code == 2
+    out, err = capsys.readouterr()
+    assert "--env.seed 1 and --agent.seed 42 disagree" in err and len(err.splitlines()) == 1
+    assert "device:" not in out and not list(tmp_path.rglob("*.yaml"))

@@ -166,6 +166,17 @@ class PolicyExport:
         return self.written
 
 
+def check_one_seed(cfg: Any) -> None:
+    """Raise ValueError when the command's `env.seed` is set and is not `agent.seed`: a run
+    has one seed, `--agent.seed`, which seeds the env too (`seed_command`)."""
+    if cfg.env.seed is not None and cfg.env.seed != cfg.agent.seed:
+        raise ValueError(
+            f"--env.seed {cfg.env.seed} and --agent.seed {cfg.agent.seed} disagree: a run has "
+            "one seed, --agent.seed, which seeds the env too. Drop --env.seed (or give the "
+            "same value to both)."
+        )
+
+
 def seed_command(cfg: Any) -> RunSeeds:
     """The seeding every command that builds a task's env does first (`train`,
     `train-rlightning`, `play`): torch, numpy and Python from `cfg.agent.seed` (`seed_run`,
@@ -179,12 +190,7 @@ def seed_command(cfg: Any) -> RunSeeds:
         ValueError: a seed that is not an integer >= 0, or an `env.seed` that is not the run's
             (`--env.seed` and `--agent.seed` disagree: the run's one seed is `--agent.seed`).
     """
-    if cfg.env.seed is not None and cfg.env.seed != cfg.agent.seed:
-        raise ValueError(
-            f"--env.seed {cfg.env.seed} and --agent.seed {cfg.agent.seed} disagree: a run has "
-            "one seed, --agent.seed, which seeds the env too. Drop --env.seed (or give the "
-            "same value to both)."
-        )
+    check_one_seed(cfg)
     seeds = seed_run(cfg.agent.seed, cfg.deterministic)
     cfg.env.seed = seeds.env
     if cfg.deterministic:
@@ -270,6 +276,7 @@ class TrainingRun:
     def check_config(self) -> None:
         """What only reads: the env and agent configs, the learner's options, input files."""
         update_envs = self.learner.check(self.cfg)
+        check_one_seed(self.cfg)
         check_run_config(self.cfg.env, self.cfg.agent, update_envs=update_envs)
         check_input_files(self.cfg.env)
 

@@ -138,9 +138,10 @@ def run(task_id: str, cfg: Any) -> dict:
 
     from mjlab.rl.cli import choose_device
     from mjlab.rl.ppo_learner import RslRlPpoLearner
-    from mjlab.rl.run import EnvFactory, seed_command
+    from mjlab.rl.run import EnvFactory, check_one_seed, seed_command
 
     check_inputs(cfg)
+    check_one_seed(cfg)
     onnx = load_onnx_policy(cfg.onnx_file, task_id) if cfg.onnx_file is not None else None
     if onnx is None and cfg.policy == "trained" and cfg.checkpoint_file is not None:
         from mjlab.rl.checkpoint import verify_checkpoint
