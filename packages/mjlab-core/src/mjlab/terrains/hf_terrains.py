@@ -174,8 +174,38 @@ def _quantise(h: np.ndarray, step: float) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
+class _HfKindCfg(SubTerrainCfg):
+    """What every height-field kind shares (no fields of its own): the checks of its sampling
+    fields (`horizontal_scale`, `border_width`, `base_thickness_ratio` and, where the kind has
+    one, `vertical_scale`) and its sampling grid, both named after the kind's class."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_sampling(
+            type(self).__name__,
+            self.horizontal_scale,
+            self.border_width,
+            self.base_thickness_ratio,
+            getattr(self, "vertical_scale", None),
+        )
+
+    def _sampling_grid(
+        self, shape: tuple[int, int], horizontal_scale: float, spacing: float | None = None
+    ) -> _Grid:
+        """The kind's grid over a sub-terrain of `shape` generator vertices `horizontal_scale`
+        m apart; vertices `spacing` m apart (default: the kind's `horizontal_scale`)."""
+        spacing = self.horizontal_scale if spacing is None else spacing
+        return _grid(
+            type(self).__name__,
+            shape,
+            horizontal_scale,
+            spacing,
+            self.border_width,
+        )
+
+
 @dataclass(kw_only=True)
-class HfPyramidSlopedTerrainCfg(SubTerrainCfg):
+class HfPyramidSlopedTerrainCfg(_HfKindCfg):
     """Four planar faces climbing from the inner rectangle's edge (height 0) at ``slope`` to a
     flat square platform at the centre; inverted: they descend to a pit.
 
@@ -206,13 +236,6 @@ class HfPyramidSlopedTerrainCfg(SubTerrainCfg):
         owner = "HfPyramidSlopedTerrainCfg"
         _check_range(owner, "slope_range", self.slope_range)
         _check_positive(owner, "platform_width", self.platform_width, allow_zero=True)
-        _check_sampling(
-            owner,
-            self.horizontal_scale,
-            self.border_width,
-            self.base_thickness_ratio,
-            self.vertical_scale,
-        )
 
     def heights(
         self,
@@ -222,13 +245,7 @@ class HfPyramidSlopedTerrainCfg(SubTerrainCfg):
         rng: np.random.Generator,
     ) -> np.ndarray:
         slope = _lerp(self.slope_range, difficulty)
-        grid = _grid(
-            "HfPyramidSlopedTerrainCfg",
-            shape,
-            horizontal_scale,
-            self.horizontal_scale,
-            self.border_width,
-        )
+        grid = self._sampling_grid(shape, horizontal_scale)
         (sx, sy), (lx, ly) = grid.s, grid.inner_size
         # Run from the nearest inner edge, capped where the platform begins.
         run_x = np.minimum(sx, lx - sx)[:, None]
@@ -242,7 +259,7 @@ class HfPyramidSlopedTerrainCfg(SubTerrainCfg):
 
 
 @dataclass(kw_only=True)
-class HfRandomUniformTerrainCfg(SubTerrainCfg):
+class HfRandomUniformTerrainCfg(_HfKindCfg):
     """Random heights drawn uniformly from the levels ``low, low + noise_step, ...`` (up to
     ``high``) on a grid ``downsampled_scale`` apart, interpolated between its nodes.
 
@@ -278,13 +295,6 @@ class HfRandomUniformTerrainCfg(SubTerrainCfg):
         owner = "HfRandomUniformTerrainCfg"
         _check_order(owner, "noise_range", self.noise_range)
         _check_positive(owner, "noise_step", self.noise_step)
-        _check_sampling(
-            owner,
-            self.horizontal_scale,
-            self.border_width,
-            self.base_thickness_ratio,
-            self.vertical_scale,
-        )
         if self.downsampled_scale is not None and (self.downsampled_scale < self.horizontal_scale):
             raise ValueError(
                 f"{owner}.downsampled_scale = {self.downsampled_scale}: must be >= "
@@ -302,13 +312,7 @@ class HfRandomUniformTerrainCfg(SubTerrainCfg):
         lo, hi = self.noise_range[0] * gain, self.noise_range[1] * gain
         count = int(np.floor((hi - lo) / self.noise_step + _TOL)) + 1
         levels = lo + self.noise_step * np.arange(count)
-        grid = _grid(
-            "HfRandomUniformTerrainCfg",
-            shape,
-            horizontal_scale,
-            self.horizontal_scale,
-            self.border_width,
-        )
+        grid = self._sampling_grid(shape, horizontal_scale)
         step = self.downsampled_scale or self.horizontal_scale
         # Nodes from the inner corner to (at least) the inner far edge.
         nodes_shape = tuple(int(np.ceil(side / step - _TOL)) + 1 for side in grid.inner_size)
@@ -319,7 +323,7 @@ class HfRandomUniformTerrainCfg(SubTerrainCfg):
 
 
 @dataclass(kw_only=True)
-class HfWaveTerrainCfg(SubTerrainCfg):
+class HfWaveTerrainCfg(_HfKindCfg):
     """Crossed sine waves: ``amplitude / 2 * (sin(k x) + cos(k y))`` with ``k = 2 pi num_waves /
     (inner side along y)``, x and y from the inner rectangle's corner.
 
@@ -349,13 +353,6 @@ class HfWaveTerrainCfg(SubTerrainCfg):
         owner = "HfWaveTerrainCfg"
         _check_range(owner, "amplitude_range", self.amplitude_range)
         _check_positive(owner, "num_waves", self.num_waves)
-        _check_sampling(
-            owner,
-            self.horizontal_scale,
-            self.border_width,
-            self.base_thickness_ratio,
-            self.vertical_scale,
-        )
 
     def heights(
         self,
@@ -365,9 +362,7 @@ class HfWaveTerrainCfg(SubTerrainCfg):
         rng: np.random.Generator,
     ) -> np.ndarray:
         amplitude = _lerp(self.amplitude_range, difficulty)
-        grid = _grid(
-            "HfWaveTerrainCfg", shape, horizontal_scale, self.horizontal_scale, self.border_width
-        )
+        grid = self._sampling_grid(shape, horizontal_scale)
         k = 2 * np.pi * self.num_waves / grid.inner_size[1]
         h = amplitude / 2 * (np.sin(k * grid.s[0])[:, None] + np.cos(k * grid.s[1])[None, :])
         h = _to_vertices(h * grid.inner_mask, grid, shape, horizontal_scale, self.border_width)
@@ -387,7 +382,7 @@ class _Obstacles:
 
 
 @dataclass(kw_only=True)
-class HfDiscreteObstaclesTerrainCfg(SubTerrainCfg):
+class HfDiscreteObstaclesTerrainCfg(_HfKindCfg):
     """Axis-aligned rectangular blocks (and, in "choice" mode, pits) scattered over flat ground
     at height 0, with the centre platform cleared.
 
@@ -447,13 +442,6 @@ class HfDiscreteObstaclesTerrainCfg(SubTerrainCfg):
                 f"{owner}.num_obstacles = {self.num_obstacles}: must be >= 0 (0 for none)."
             )
         _check_positive(owner, "platform_width", self.platform_width, allow_zero=True)
-        _check_sampling(
-            owner,
-            self.horizontal_scale,
-            self.border_width,
-            self.base_thickness_ratio,
-            self.vertical_scale,
-        )
 
     def _obstacles(
         self, inner_vertices: tuple[int, int], difficulty: float, rng: np.random.Generator
@@ -490,13 +478,7 @@ class HfDiscreteObstaclesTerrainCfg(SubTerrainCfg):
         difficulty: float,
         rng: np.random.Generator,
     ) -> np.ndarray:
-        grid = _grid(
-            "HfDiscreteObstaclesTerrainCfg",
-            shape,
-            horizontal_scale,
-            self.horizontal_scale,
-            self.border_width,
-        )
+        grid = self._sampling_grid(shape, horizontal_scale)
         ix, iy = np.flatnonzero(grid.owned[0]), np.flatnonzero(grid.owned[1])
         obstacles = self._obstacles((ix.size, iy.size), difficulty, rng)
         inner = np.zeros((ix.size, iy.size))
@@ -563,7 +545,7 @@ def _gradient_noise(
 
 
 @dataclass(kw_only=True)
-class HfPerlinNoiseTerrainCfg(SubTerrainCfg):
+class HfPerlinNoiseTerrainCfg(_HfKindCfg):
     """Smooth rolling ground from fractal Perlin noise, stretched to span exactly
     ``[0, height]`` over the inner rectangle (``height`` = height_range at the difficulty).
 
@@ -609,7 +591,6 @@ class HfPerlinNoiseTerrainCfg(SubTerrainCfg):
         _check_positive(owner, "lacunarity", self.lacunarity)
         _check_positive(owner, "scale", self.scale)
         _check_positive(owner, "resolution", self.resolution)
-        _check_sampling(owner, self.horizontal_scale, self.border_width, self.base_thickness_ratio)
 
     def heights(
         self,
@@ -619,13 +600,7 @@ class HfPerlinNoiseTerrainCfg(SubTerrainCfg):
         rng: np.random.Generator,
     ) -> np.ndarray:
         height = _lerp(self.height_range, difficulty)
-        grid = _grid(
-            "HfPerlinNoiseTerrainCfg",
-            shape,
-            horizontal_scale,
-            self.resolution,
-            self.border_width,
-        )
+        grid = self._sampling_grid(shape, horizontal_scale, self.resolution)
         ix, iy = np.flatnonzero(grid.inner[0]), np.flatnonzero(grid.inner[1])
         sx = np.clip(grid.s[0][ix] / grid.inner_size[0], 0.0, 1.0)
         sy = np.clip(grid.s[1][iy] / grid.inner_size[1], 0.0, 1.0)
